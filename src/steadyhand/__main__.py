@@ -1,0 +1,3 @@
+from steadyhand.fronts.cli import main
+
+raise SystemExit(main())

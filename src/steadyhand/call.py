@@ -1,0 +1,57 @@
+"""What a command handler is given: the runtime it works in and its own deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+
+from steadyhand.config import Settings
+from steadyhand.engine.engine import Engine
+from steadyhand.engine.session import Session, Tab
+from steadyhand.store.sqlite import Store
+
+
+@dataclass
+class Runtime:
+    """One process's engine, store and lifecycle, shared by every front."""
+
+    settings: Settings
+    engine: Engine
+    store: Store
+    started_at: float = field(default_factory=time.time)
+    pid: int = field(default_factory=os.getpid)
+    stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class Call:
+    """One command in flight."""
+
+    runtime: Runtime
+    session_name: str
+    deadline: float  # time.monotonic() after which the command has failed
+    tab_id: str | None = None
+    redactions: set[str] = field(default_factory=set)
+
+    @property
+    def engine(self) -> Engine:
+        return self.runtime.engine
+
+    def remaining_ms(self) -> float:
+        """Time left, less a margin so Playwright's own timeout fires before ours."""
+        return max(1.0, (self.deadline - time.monotonic()) * 1000 - 100)
+
+    def redact(self, path: str) -> None:
+        """Keep the param at this dotted path out of logs and the store."""
+        self.redactions.add(path)
+
+    async def session(self, create: bool = False) -> Session:
+        return await self.engine.session(self.session_name, create=create)
+
+    async def tab(self, tab_id: str | None) -> Tab:
+        """The tab a command acts on (named, or the session's last used), noted for the log."""
+        tab = (await self.session()).tab(tab_id)
+        self.tab_id = tab.id
+        return tab

@@ -1,0 +1,119 @@
+"""The daemon process: private state dir, single-instance lock, socket, graceful exit.
+
+Started by the CLI (`python -m steadyhand.daemon`, new session, output to daemon.log).
+On start it reaps any Chromium a killed predecessor left behind; on SIGTERM/SIGINT or
+`daemon.stop` it closes every session and the browser before it exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import signal
+import sys
+import time
+from typing import IO
+
+from steadyhand.call import Runtime
+from steadyhand.config import Settings
+from steadyhand.engine.chromium import find_owned_browsers
+from steadyhand.engine.engine import Engine
+from steadyhand.errors import SteadyhandError
+from steadyhand.fronts import rpc
+from steadyhand.store.sqlite import Store
+
+log = logging.getLogger("steadyhand.daemon")
+
+ALREADY_RUNNING = 3
+
+
+def prepare_state_dir(settings: Settings) -> None:
+    os.umask(0o077)  # every file and the socket the daemon creates is private to the user
+    settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(settings.state_dir, 0o700)
+
+
+def acquire_lock(settings: Settings) -> IO[str] | None:
+    """Hold the state dir's lock for the daemon's life; None when another daemon has it."""
+    handle = open(settings.lock_path, "a+")  # noqa: SIM115 - held open until exit
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
+def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
+    """Kill Chromium left by a dead daemon of this state dir; return how many were found."""
+    orphans = find_owned_browsers(settings.state_dir)
+    own_group = os.getpgrp()
+    for browser in orphans:
+        target = browser.pgid if browser.pgid != own_group else None
+        try:
+            if target is not None:
+                os.killpg(target, signal.SIGKILL)
+            else:
+                os.kill(browser.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + wait_s
+    while orphans and find_owned_browsers(settings.state_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if orphans:
+        log.warning("reaped %d Chromium process group(s) left by a previous daemon", len(orphans))
+    return len(orphans)
+
+
+async def serve(settings: Settings) -> None:
+    store = Store(settings.store_path)
+    runtime = Runtime(settings=settings, engine=Engine(settings), store=store)
+    server = await rpc.serve(runtime, settings.socket_path)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, runtime.stop_requested.set)
+    log.info("daemon %d listening on %s", os.getpid(), settings.socket_path)
+    try:
+        await runtime.stop_requested.wait()
+        log.info("stopping")
+    finally:
+        server.close()
+        settings.socket_path.unlink(missing_ok=True)
+        names = [s.name for s in runtime.engine.sessions()]
+        await runtime.engine.shutdown()
+        for name in names:
+            store.set_session_status(name, "ended")
+        store.close()
+
+
+def main() -> int:
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = Settings.load()
+    except SteadyhandError as exc:
+        log.error("%s", exc)
+        return 2
+    prepare_state_dir(settings)
+    lock = acquire_lock(settings)
+    if lock is None:
+        log.info("another daemon holds %s; exiting", settings.lock_path)
+        return ALREADY_RUNNING
+    try:
+        reap_orphans(settings)
+        settings.pid_path.write_text(f"{os.getpid()}\n")
+        asyncio.run(serve(settings))
+    finally:
+        settings.pid_path.unlink(missing_ok=True)
+        lock.close()
+    log.info("daemon %d exited", os.getpid())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""`make demo`: an agent's task, done through the CLI against a bundled site on 127.0.0.1.
+
+Serves demo/site, then: open the sign-up page, snapshot it, read the refs off the
+snapshot (as a model would), fill the form, submit, read the greeting from the next
+snapshot, show that an old ref is refused, take a screenshot, and stop the daemon.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shlex
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+SITE = Path(__file__).with_name("site")
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def serve_site() -> http.server.ThreadingHTTPServer:
+    handler = functools.partial(QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def steadyhand(*args: str, expect: str = "ok") -> str:
+    """Run one CLI command, print it and its output, return stdout."""
+    print(f"\n$ steadyhand {shlex.join(args)}", flush=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", *args], capture_output=True, text=True, check=False
+    )
+    output = (done.stdout + done.stderr).rstrip()
+    print(output, flush=True)
+    if expect == "ok" and done.returncode != 0:
+        raise SystemExit(f"demo failed: `steadyhand {args[0]}` exited {done.returncode}")
+    if expect == "error" and done.returncode == 0:
+        raise SystemExit(f"demo failed: `steadyhand {args[0]}` should have been refused")
+    return done.stdout
+
+
+def ref_of(snapshot: str, role: str, name: str) -> str:
+    """The ref of the element with this role and accessible name, read off a snapshot."""
+    pattern = re.compile(rf'- {re.escape(role)} "{re.escape(name)}".*?\[ref=([\w]+)\]')
+    match = pattern.search(snapshot)
+    if not match:
+        raise SystemExit(f"demo failed: no {role} {name!r} in the snapshot")
+    return match.group(1)
+
+
+def show_action_log(path: Path) -> None:
+    """The rows this run added to the store: typed passwords appear redacted."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT command, params_json, ok, error_code, duration_ms FROM action_log"
+            " ORDER BY id DESC LIMIT 12"
+        ).fetchall()
+    print(f"\nLast action_log rows in {path}:")
+    for command, params, ok, code, ms in reversed(rows):
+        print(f"  {command:<10} {'ok' if ok else code:<10} {ms:8.1f} ms  {params}")
+
+
+def main() -> int:
+    state_dir = Path(os.environ.get("STEADYHAND_STATE_DIR") or Path.cwd() / ".demo-state")
+    os.environ["STEADYHAND_STATE_DIR"] = str(state_dir.resolve())
+    server = serve_site()
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    print(f"demo site on {url}; state dir {os.environ['STEADYHAND_STATE_DIR']}")
+    try:
+        steadyhand("open", url)
+        page = steadyhand("snapshot")
+        name, email = ref_of(page, "textbox", "Full name"), ref_of(page, "textbox", "Email")
+        password = ref_of(page, "textbox", "Password")
+        steadyhand("fill", f"{name}=Ada Lovelace", f"{email}=ada@example.com")
+        steadyhand("type", password, "correct horse battery staple")
+        steadyhand("select", ref_of(page, "combobox", "Plan"), "Pro")
+        steadyhand("check", ref_of(page, "checkbox", "I accept the terms"))
+        steadyhand("click", ref_of(page, "button", "Create account"))
+        welcome = steadyhand("snapshot")
+        if "Welcome, Ada Lovelace!" not in welcome or "Pro plan is active" not in welcome:
+            raise SystemExit("demo failed: the welcome page does not greet Ada on the Pro plan")
+        print("\n(an old ref from the sign-up page is refused, not sent to a stranger:)")
+        steadyhand("click", name, expect="error")
+        shot = steadyhand("screenshot", "--json")
+        path = re.search(r'"path": "([^"]+)"', shot)
+        steadyhand("tabs")
+    finally:
+        steadyhand("daemon", "stop", expect="any")
+        server.shutdown()
+    print(f"\nDone. The welcome page greeted Ada. Screenshot: {path.group(1) if path else '?'}")
+    show_action_log(state_dir / "steadyhand.sqlite")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

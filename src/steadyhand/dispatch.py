@@ -1,0 +1,154 @@
+"""Run one command from the table: validate, run within its deadline, map errors, record.
+
+Every front calls `execute`; none of them validates, times or logs on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import time
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from pydantic import ValidationError
+
+from steadyhand.call import Call, Runtime
+from steadyhand.commands import COMMANDS, Command
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.redact import redact
+
+log = logging.getLogger("steadyhand.dispatch")
+
+
+async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | None) -> Any:
+    """The command's result as JSON-ready data, or a SteadyhandError."""
+    raw = dict(raw_params or {})
+    command = COMMANDS.get(method)
+    if command is None:
+        close = difflib.get_close_matches(method, COMMANDS, n=1)
+        raise SteadyhandError(
+            ErrorCode.UNKNOWN_COMMAND,
+            f"unknown command {method!r}",
+            (f"did you mean {close[0]!r}? " if close else "")
+            + "commands: "
+            + ", ".join(sorted(COMMANDS)),
+        )
+    started = time.monotonic()
+    session_name = str(raw.get("session") or "default")
+    call: Call | None = None
+    sessions_before = {s.name for s in runtime.engine.sessions()}
+    try:
+        params = _validate(command, raw)
+        timeout_ms = params.timeout_ms or runtime.settings.command_timeout_ms
+        call = Call(runtime, params.session, started + timeout_ms / 1000)
+        if not command.creates_session and command.touches_page:
+            await call.session()  # unknown_session before anything else
+        try:
+            result = await asyncio.wait_for(command.handler(call, params), timeout_ms / 1000)
+        except TimeoutError as exc:
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"{command.name} did not finish within its {timeout_ms} ms deadline",
+                "the page may be busy or hung; the session is still usable: take a snapshot, "
+                "or raise --timeout",
+            ) from exc
+        data = result.model_dump(mode="json")
+    except SteadyhandError as exc:
+        _record(
+            runtime, command, raw=raw, call=call, session=session_name, started=started, error=exc
+        )
+        raise
+    except Exception as exc:
+        error = translate(exc)
+        _record(
+            runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
+        )
+        raise error from exc
+    finally:
+        _track_sessions(runtime, sessions_before)
+    _record(runtime, command, raw=raw, call=call, session=session_name, started=started, error=None)
+    return data
+
+
+def _validate(command: Command, raw: dict[str, Any]) -> Any:
+    try:
+        return command.params.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "params"
+            problems.append(f"{where}: {err['msg']}")
+        fields = ", ".join(command.params.model_fields)
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"bad params for {command.name}: " + "; ".join(problems),
+            f"{command.name} takes: {fields}",
+        ) from exc
+
+
+def translate(exc: BaseException) -> SteadyhandError:
+    """Map a Playwright (or unexpected) failure onto the taxonomy."""
+    text = str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if isinstance(exc, PlaywrightTimeout):
+        return SteadyhandError(
+            ErrorCode.TIMEOUT,
+            first,
+            "the element may be hidden, covered or disabled; take a new snapshot to see why",
+        )
+    if isinstance(exc, PlaywrightError):
+        if "net::ERR_" in text or "NS_ERROR" in text:
+            return SteadyhandError(
+                ErrorCode.NAVIGATION_FAILED,
+                first,
+                "check the URL and that the server is up",
+            )
+        if "has been closed" in text or "Target closed" in text:
+            return SteadyhandError(
+                ErrorCode.BROWSER_CRASHED,
+                first,
+                "the tab or browser went away; list tabs with `tabs` or open the page again",
+            )
+        return SteadyhandError(
+            ErrorCode.ACTION_FAILED, first, "take a new snapshot and check the element's state"
+        )
+    log.exception("internal error", exc_info=exc)
+    return SteadyhandError(
+        ErrorCode.INTERNAL, f"{type(exc).__name__}: {first}", "see the daemon log; please report"
+    )
+
+
+def _record(
+    runtime: Runtime,
+    command: Command,
+    *,
+    raw: dict[str, Any],
+    call: Call | None,
+    session: str,
+    started: float,
+    error: SteadyhandError | None,
+) -> None:
+    if not command.touches_page:
+        return
+    params = {k: v for k, v in raw.items() if k != "session"}
+    runtime.store.log_action(
+        session=session,
+        tab=call.tab_id if call else None,
+        command=command.name,
+        params=redact(params, call.redactions if call else ()),
+        ok=error is None,
+        error_code=str(error.code) if error else None,
+        error_message=error.message if error else None,
+        duration_ms=round((time.monotonic() - started) * 1000, 3),
+    )
+
+
+def _track_sessions(runtime: Runtime, before: set[str]) -> None:
+    after = {s.name for s in runtime.engine.sessions()}
+    for name in after - before:
+        runtime.store.set_session_status(name, "live")
+    for name in before - after:
+        runtime.store.set_session_status(name, "closed")

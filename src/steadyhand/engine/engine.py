@@ -1,0 +1,118 @@
+"""The Engine owns the Playwright driver, one Chromium and the named sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from playwright.async_api import Browser, Playwright, async_playwright
+
+from steadyhand.config import Settings
+from steadyhand.engine.chromium import find_chromium, launch_args
+from steadyhand.engine.session import Session
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+log = logging.getLogger("steadyhand.engine")
+
+SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class Engine:
+    """Browser and sessions for one process. Launches Chromium on first use."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._sessions: dict[str, Session] = {}
+        self._lock = asyncio.Lock()
+        self.chromium_path = ""
+        self.chromium_version = ""
+
+    @property
+    def browser_running(self) -> bool:
+        return self._browser is not None and self._browser.is_connected()
+
+    async def browser(self) -> Browser:
+        async with self._lock:
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            if self._browser is not None:
+                # The browser went away under us: its sessions went with it.
+                log.warning("browser disconnected; dropping %d session(s)", len(self._sessions))
+                self._sessions.clear()
+            path = find_chromium(self.settings.chromium)
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            try:
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=str(path),
+                    headless=self.settings.headless,
+                    args=launch_args(self.settings.state_dir),
+                )
+            except Exception as exc:
+                raise SteadyhandError(
+                    ErrorCode.BROWSER_CRASHED,
+                    f"Chromium at {path} failed to start: {str(exc).splitlines()[0]}",
+                    "run `chromium --headless --version` to check the binary; see daemon.log",
+                ) from exc
+            self.chromium_path = str(path)
+            self.chromium_version = self._browser.version
+            log.info("launched Chromium %s from %s", self.chromium_version, path)
+            return self._browser
+
+    async def session(self, name: str, create: bool = False) -> Session:
+        """The named session; created on demand when `create`, else `unknown_session`."""
+        existing = self._sessions.get(name)
+        if existing is not None and self.browser_running:
+            return existing
+        if not create:
+            known = ", ".join(self._sessions) or "none"
+            raise SteadyhandError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"no session named {name!r}",
+                f"live sessions: {known}; `open URL --session {name}` starts it",
+            )
+        if not SESSION_NAME.match(name):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"invalid session name {name!r}",
+                "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            )
+        browser = await self.browser()
+        context = await browser.new_context(
+            viewport={
+                "width": self.settings.viewport_width,
+                "height": self.settings.viewport_height,
+            }
+        )
+        session = Session(name, context)
+        self._sessions[name] = session
+        return session
+
+    def sessions(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    async def close_session(self, name: str) -> None:
+        session = await self.session(name)
+        del self._sessions[name]
+        await session.close()
+
+    async def shutdown(self) -> None:
+        """Close every session, the browser and the driver; safe to call twice."""
+        for session in list(self._sessions.values()):
+            try:
+                await asyncio.wait_for(session.close(), 5)
+            except Exception:
+                log.exception("closing session %s failed", session.name)
+        self._sessions.clear()
+        if self._browser is not None:
+            try:
+                await asyncio.wait_for(self._browser.close(), 10)
+            except Exception:
+                log.exception("closing the browser failed")
+            self._browser = None
+        if self._playwright is not None:
+            await self._playwright.stop()
+            self._playwright = None

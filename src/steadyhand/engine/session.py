@@ -1,0 +1,91 @@
+"""A session is one isolated browser context with its tabs; a tab is a page with an id.
+
+Tab ids (`t1`, `t2`, ...) are never reused within a session. The last tab a command
+used is the default target of the next one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from playwright.async_api import BrowserContext, Page
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.refs import RefRegistry
+
+
+@dataclass
+class Tab:
+    id: str
+    page: Page
+    refs: RefRegistry = field(default_factory=RefRegistry)
+
+    async def document_id(self) -> str:
+        """Identity of the main-frame document now loaded (changes on every navigation)."""
+        origin = await self.page.evaluate("() => performance.timeOrigin")
+        return f"{origin!r}"
+
+
+class Session:
+    """An isolated context (own cookies, storage, cache) and its tabs."""
+
+    def __init__(self, name: str, context: BrowserContext) -> None:
+        self.name = name
+        self.context = context
+        self.created_at = time.time()
+        self.tabs: dict[str, Tab] = {}
+        self._next_tab = 1
+        self._current: str | None = None
+        context.on("page", self._adopt)
+
+    def _adopt(self, page: Page) -> None:
+        self.adopt(page)
+
+    def adopt(self, page: Page) -> Tab:
+        """Give every page of the context a tab id, including popups the page opens."""
+        for tab in self.tabs.values():
+            if tab.page is page:
+                return tab
+        tab = Tab(id=f"t{self._next_tab}", page=page)
+        self._next_tab += 1
+        self.tabs[tab.id] = tab
+        page.on("close", lambda _page: self.forget(tab.id))
+        return tab
+
+    def forget(self, tab_id: str) -> None:
+        self.tabs.pop(tab_id, None)
+        if self._current == tab_id:
+            self._current = next(reversed(self.tabs), None)
+
+    async def new_tab(self) -> Tab:
+        page = await self.context.new_page()
+        tab = self.adopt(page)
+        self._current = tab.id
+        return tab
+
+    def tab(self, tab_id: str | None = None) -> Tab:
+        """The named tab, or the last one used; `unknown_tab` when there is none."""
+        wanted = tab_id or self._current
+        if wanted is None or wanted not in self.tabs:
+            if tab_id is None and self.tabs:
+                wanted = next(reversed(self.tabs))
+            else:
+                known = ", ".join(self.tabs) or "none"
+                raise SteadyhandError(
+                    ErrorCode.UNKNOWN_TAB,
+                    f"session {self.name!r} has no tab {wanted or ''}".rstrip(),
+                    f"open tabs: {known}; list them with `tabs` or open one with `open URL`",
+                )
+        self._current = wanted
+        return self.tabs[wanted]
+
+    def has_tabs(self) -> bool:
+        return bool(self.tabs)
+
+    @property
+    def current_tab_id(self) -> str | None:
+        return self._current if self._current in self.tabs else None
+
+    async def close(self) -> None:
+        await self.context.close()

@@ -1,0 +1,121 @@
+"""One error taxonomy: a stable code, a message a model can act on, and a hint.
+
+Standard library only: the thin CLI imports this module on its hot path.
+Each code maps to a CLI exit code, a JSON-RPC error code and an HTTP status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_COMMAND = "unknown_command"
+    INVALID_URL = "invalid_url"
+    UNKNOWN_SESSION = "unknown_session"
+    UNKNOWN_TAB = "unknown_tab"
+    NOT_FOUND = "not_found"
+    STALE_REF = "stale_ref"
+    AMBIGUOUS = "ambiguous"
+    ACTION_FAILED = "action_failed"
+    TIMEOUT = "timeout"
+    NAVIGATION_FAILED = "navigation_failed"
+    BROWSER_NOT_FOUND = "browser_not_found"
+    BROWSER_CRASHED = "browser_crashed"
+    DAEMON_UNAVAILABLE = "daemon_unavailable"
+    POLICY_DENIED = "policy_denied"
+    APPROVAL_DENIED = "approval_denied"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True)
+class ErrorClass:
+    """How one code is reported by each front."""
+
+    exit_code: int
+    rpc_code: int
+    http_status: int
+    retryable: bool = False
+
+
+# Exit codes group codes by what the caller should do next:
+# 2 fix the input, 3 take a new snapshot, 4 try again later, 5 fix the browser, 6 the daemon.
+ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
+    ErrorCode.BAD_REQUEST: ErrorClass(2, -32602, 400),
+    ErrorCode.UNKNOWN_COMMAND: ErrorClass(2, -32601, 404),
+    ErrorCode.INVALID_URL: ErrorClass(2, -32602, 400),
+    ErrorCode.UNKNOWN_SESSION: ErrorClass(2, -32004, 404),
+    ErrorCode.UNKNOWN_TAB: ErrorClass(2, -32005, 404),
+    ErrorCode.NOT_FOUND: ErrorClass(3, -32010, 404),
+    ErrorCode.STALE_REF: ErrorClass(3, -32011, 409),
+    ErrorCode.AMBIGUOUS: ErrorClass(3, -32012, 409),
+    ErrorCode.ACTION_FAILED: ErrorClass(3, -32013, 422, retryable=True),
+    ErrorCode.TIMEOUT: ErrorClass(4, -32020, 504, retryable=True),
+    ErrorCode.NAVIGATION_FAILED: ErrorClass(4, -32021, 502, retryable=True),
+    ErrorCode.BROWSER_NOT_FOUND: ErrorClass(5, -32030, 503),
+    ErrorCode.BROWSER_CRASHED: ErrorClass(5, -32031, 503, retryable=True),
+    ErrorCode.DAEMON_UNAVAILABLE: ErrorClass(6, -32040, 503, retryable=True),
+    ErrorCode.POLICY_DENIED: ErrorClass(7, -32050, 403),
+    ErrorCode.APPROVAL_DENIED: ErrorClass(7, -32051, 403),
+    ErrorCode.INTERNAL: ErrorClass(1, -32603, 500),
+}
+
+_BY_RPC_CODE = {cls.rpc_code: code for code, cls in ERROR_CLASSES.items()}
+
+
+class SteadyhandError(Exception):
+    """A failure every front can report: code, message, hint and optional data."""
+
+    def __init__(
+        self,
+        code: ErrorCode | str,
+        message: str,
+        hint: str = "",
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+        self.hint = hint
+        self.data = data or {}
+
+    @property
+    def error_class(self) -> ErrorClass:
+        return ERROR_CLASSES[self.code]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": str(self.code), "message": self.message, "hint": self.hint}
+        if self.data:
+            out["data"] = self.data
+        return out
+
+    def to_rpc_error(self) -> dict[str, Any]:
+        return {
+            "code": self.error_class.rpc_code,
+            "message": self.message,
+            "data": {"code": str(self.code), "hint": self.hint, **self.data},
+        }
+
+    @classmethod
+    def from_rpc_error(cls, error: dict[str, Any]) -> SteadyhandError:
+        data = dict(error.get("data") or {})
+        name = data.pop("code", None)
+        try:
+            code = ErrorCode(name) if name else _BY_RPC_CODE[int(error.get("code", 0))]
+        except (ValueError, KeyError):
+            code = ErrorCode.INTERNAL
+        hint = str(data.pop("hint", ""))
+        return cls(code, str(error.get("message", "")), hint, data)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" + (f" (hint: {self.hint})" if self.hint else "")
+
+
+def exit_code_for(code: ErrorCode | str) -> int:
+    try:
+        return ERROR_CLASSES[ErrorCode(code)].exit_code
+    except ValueError:
+        return 1

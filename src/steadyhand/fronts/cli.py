@@ -1,0 +1,238 @@
+"""The thin CLI: parse argv with a parser generated from the command table, ask the daemon.
+
+Standard library only on the hot path: argument shapes come from `cli_spec.json` (written
+from the command table), the request goes over the daemon's Unix socket, and the daemon is
+started on the first call. Human-readable output by default, `--json` for agents; the exit
+code says which class of error happened (see errors.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
+from steadyhand.fronts import rpc_client
+
+SPEC_PATH = Path(__file__).with_name("cli_spec.json")
+NO_AUTOSTART = {"daemon.status", "daemon.stop"}
+CLI_ONLY = {"daemon.start": "Start the daemon in the background (if it is not running)."}
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors become `bad_request` so --json callers get them as data too."""
+
+    def error(self, message: str) -> NoReturn:
+        raise SteadyhandError(ErrorCode.BAD_REQUEST, message, self.format_usage().strip())
+
+
+def load_spec() -> list[dict[str, Any]]:
+    commands: list[dict[str, Any]] = json.loads(SPEC_PATH.read_text())["commands"]
+    return commands
+
+
+def build_parser(commands: list[dict[str, Any]]) -> Parser:
+    common = Parser(add_help=False)
+    _global_options(common, argparse.SUPPRESS)
+    parser = Parser(
+        prog="steadyhand",
+        description="Reliable hands for AI agents: snapshot -> ref -> act on Chromium.",
+        epilog="Exit codes: 0 ok, 2 bad input, 3 ref/element problem (snapshot again), "
+        "4 timeout or navigation, 5 browser, 6 daemon, 7 policy, 1 internal.",
+    )
+    _global_options(parser, None)
+    groups: dict[str, argparse._SubParsersAction[Parser]] = {}
+    top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    every = [*commands, *({"name": n, "doc": d, "params": []} for n, d in CLI_ONLY.items())]
+    for command in every:
+        words = command["name"].split(".")
+        holder = top
+        if len(words) == 2:
+            if words[0] not in groups:
+                group = top.add_parser(words[0], help=f"{words[0]} commands")
+                groups[words[0]] = group.add_subparsers(
+                    dest="subcommand", metavar="SUBCOMMAND", parser_class=Parser, required=True
+                )
+            holder = groups[words[0]]
+        sub = holder.add_parser(
+            words[-1], help=command["doc"], description=command["doc"], parents=[common]
+        )
+        sub.set_defaults(command_name=command["name"])
+        for param in command["params"]:
+            _add_param(sub, param)
+    return parser
+
+
+def _global_options(parser: argparse.ArgumentParser, default: Any) -> None:
+    parser.add_argument("--session", default=default, help="session name (default: default)")
+    parser.add_argument(
+        "--json", action="store_true", default=default or False, help="print JSON for machines"
+    )
+    parser.add_argument(
+        "--timeout", type=int, default=default, metavar="MS", help="command deadline in ms"
+    )
+
+
+def _add_param(parser: argparse.ArgumentParser, param: dict[str, Any]) -> None:
+    kind, name = param["type"], param["name"]
+    kwargs: dict[str, Any] = {"help": param["help"]}
+    if param["choices"]:
+        kwargs["choices"] = param["choices"]
+    if kind in ("int", "float"):
+        kwargs["type"] = int if kind == "int" else float
+    if param["positional"]:
+        if kind in ("list", "map"):
+            kwargs["nargs"] = "+" if param["required"] else "*"
+        elif not param["required"]:
+            kwargs["nargs"] = "?"
+        kwargs["metavar"] = name.upper()
+        parser.add_argument(name, **kwargs)
+        return
+    flag = "--" + name.replace("_", "-")
+    if kind == "bool":
+        parser.add_argument(flag, dest=name, action="store_true", help=param["help"])
+        return
+    if kind in ("list", "map"):
+        kwargs["nargs"] = "+"
+    parser.add_argument(flag, dest=name, metavar=name.upper(), **kwargs)
+
+
+def params_from_args(command: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for param in command["params"]:
+        value = getattr(args, param["name"], None)
+        if value is None or (param["type"] == "bool" and value is False):
+            continue
+        if param["type"] == "map":
+            value = _pairs(param["name"], value)
+        if param["file_path"]:
+            value = os.path.abspath(str(value))
+        params[param["name"]] = value
+    if args.session:
+        params["session"] = args.session
+    if args.timeout:
+        params["timeout_ms"] = args.timeout
+    return params
+
+
+def _pairs(name: str, items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{name}: {item!r} is not KEY=VALUE",
+                "write each field as REF=VALUE, e.g. e5=alice e7='pass word'",
+            )
+        out[key] = value
+    return out
+
+
+# ---------------------------------------------------------------- output
+
+
+def render(result: Any) -> str:
+    """Human-readable text for a result: snapshots as they are, the rest as key: value."""
+    if not isinstance(result, dict):
+        return json.dumps(result, indent=2)
+    lines: list[str] = []
+    if "snapshot" in result:
+        lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
+        lines.append(result["snapshot"])
+        return "\n".join(lines)
+    for key, value in result.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"{key}:")
+            lines.extend("  " + _row(v) for v in value)
+        elif isinstance(value, dict):
+            if value:
+                lines.append(f"{key}: " + _row(value))
+        else:
+            lines.append(f"{key}: {_scalar(value)}")
+    return "\n".join(lines)
+
+
+def _row(item: dict[str, Any]) -> str:
+    return "  ".join(
+        f"{k}={_scalar(v) if not isinstance(v, list | dict) else json.dumps(v)}"
+        for k, v in item.items()
+    )
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "(none)"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def report_error(exc: SteadyhandError, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"ok": False, "error": exc.to_dict()}))
+    else:
+        print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+    return exit_code_for(exc.code)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in argv
+    try:
+        commands = load_spec()
+        args = build_parser(commands).parse_args(argv)
+        name = getattr(args, "command_name", None)
+        if name is None:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST, "no command given", "run `steadyhand --help`"
+            )
+        settings = Settings.load()
+        if name == "daemon.start":
+            result: Any = {"pid": _daemon_start(settings)}
+        else:
+            command = next(c for c in commands if c["name"] == name)
+            params = params_from_args(command, args)
+            result = rpc_client.call(settings, name, params, autostart=name not in NO_AUTOSTART)
+            if name == "daemon.stop":
+                _wait_gone(settings)
+    except SteadyhandError as exc:
+        return report_error(exc, as_json)
+    except KeyboardInterrupt:
+        return 130
+    print(json.dumps({"ok": True, "result": result}) if as_json else render(result))
+    return 0
+
+
+def _daemon_start(settings: Settings) -> int:
+    pid = rpc_client.daemon_pid(settings)
+    try:
+        if pid is not None:
+            status = rpc_client.request(settings, "daemon.status", {}, 5.0)
+            return int(status["pid"])
+    except SteadyhandError:
+        pass
+    return rpc_client.start_daemon(settings)
+
+
+def _wait_gone(settings: Settings, timeout_s: float = 30.0) -> None:
+    """Return once the daemon's process has exited (its browsers are closed by then)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while rpc_client.daemon_pid(settings) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""JSON-RPC 2.0 over a Unix socket, one JSON document per line: the daemon's main door.
+
+Methods are the command table's names (`snapshot`, `tab.new`, ...); params are the
+command's params object. Errors carry the taxonomy code and hint in `error.data`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from steadyhand.call import Runtime
+from steadyhand.dispatch import execute
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+log = logging.getLogger("steadyhand.rpc")
+
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+async def serve(runtime: Runtime, socket_path: Path) -> asyncio.AbstractServer:
+    """Listen on `socket_path` (created 0600: the daemon runs with umask 077)."""
+    await asyncio.to_thread(socket_path.unlink, missing_ok=True)
+    server = await asyncio.start_unix_server(
+        partial(_connection, runtime), path=str(socket_path), limit=MAX_REQUEST_BYTES
+    )
+    await asyncio.to_thread(socket_path.chmod, 0o600)
+    return server
+
+
+async def _connection(
+    runtime: Runtime, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    try:
+        while True:
+            try:
+                line = await reader.readline()
+            except (asyncio.LimitOverrunError, ValueError):
+                await _send(writer, _error(None, INVALID_REQUEST, "request too large"))
+                break
+            if not line:
+                break
+            if not line.strip():
+                continue
+            reply = await handle_line(runtime, line)
+            if reply is not None:
+                await _send(writer, reply)
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+
+
+async def handle_line(runtime: Runtime, line: bytes) -> Any:
+    """The reply to one request line (or batch); None when all were notifications."""
+    try:
+        message = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return _error(None, PARSE_ERROR, f"parse error: {exc}")
+    if isinstance(message, list):
+        if not message:
+            return _error(None, INVALID_REQUEST, "empty batch")
+        replies = await asyncio.gather(*(handle_request(runtime, m) for m in message))
+        return [r for r in replies if r is not None] or None
+    return await handle_request(runtime, message)
+
+
+async def handle_request(runtime: Runtime, message: Any) -> dict[str, Any] | None:
+    if (
+        not isinstance(message, dict)
+        or message.get("jsonrpc") != "2.0"
+        or not isinstance(message.get("method"), str)
+    ):
+        request_id = message.get("id") if isinstance(message, dict) else None
+        return _error(request_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+    request_id = message.get("id")
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict):
+        return _error(request_id, INVALID_REQUEST, "params must be an object")
+    try:
+        result = await execute(runtime, message["method"], params)
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    except SteadyhandError as exc:
+        reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}
+    except Exception as exc:
+        log.exception("request failed outside the command")
+        error = SteadyhandError(
+            ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}", "see daemon.log"
+        )
+        reply = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc_error()}
+    return None if "id" not in message else reply
+
+
+def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+async def _send(writer: asyncio.StreamWriter, reply: Any) -> None:
+    writer.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+    await writer.drain()

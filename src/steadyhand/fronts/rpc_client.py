@@ -1,0 +1,141 @@
+"""Talk to the daemon, starting it when it is not running. Standard library only.
+
+This is the thin CLI's hot path: it must not import Playwright, pydantic or anything
+heavy, so that a call costs milliseconds on top of the command itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+_ids = itertools.count(1)
+# Time the client waits past a command's own deadline before giving up on the daemon.
+REPLY_GRACE_S = 10.0
+
+
+def call(
+    settings: Settings, method: str, params: dict[str, Any] | None = None, autostart: bool = True
+) -> Any:
+    """Run one command in the daemon and return its result; raise SteadyhandError."""
+    params = dict(params or {})
+    deadline_s = (params.get("timeout_ms") or settings.command_timeout_ms) / 1000
+    try:
+        return request(settings, method, params, deadline_s + REPLY_GRACE_S)
+    except SteadyhandError as exc:
+        if exc.code != ErrorCode.DAEMON_UNAVAILABLE or not autostart or exc.data.get("sent"):
+            raise
+    start_daemon(settings)
+    return request(settings, method, params, deadline_s + REPLY_GRACE_S)
+
+
+def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: float) -> Any:
+    """One JSON-RPC round trip on the daemon's socket."""
+    message = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout_s)
+    try:
+        try:
+            sock.connect(str(settings.socket_path))
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"no daemon listening on {settings.socket_path}",
+                "start it with `steadyhand daemon start` (any command starts it too)",
+            ) from exc
+        try:
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            reply = _read_line(sock)
+        except (OSError, ValueError) as exc:
+            raise SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"the daemon did not answer {method}: {exc}",
+                "see daemon.log in the state dir; `steadyhand daemon status`",
+                {"sent": True},
+            ) from exc
+    finally:
+        sock.close()
+    if "error" in reply:
+        raise SteadyhandError.from_rpc_error(reply["error"])
+    return reply.get("result")
+
+
+def _read_line(sock: socket.socket) -> dict[str, Any]:
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            raise ValueError("connection closed before a reply")
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    reply = json.loads(b"".join(chunks))
+    if not isinstance(reply, dict):
+        raise ValueError("reply is not an object")
+    return reply
+
+
+def daemon_pid(settings: Settings) -> int | None:
+    """The pid in the pid file if that process is alive."""
+    try:
+        pid = int(settings.pid_path.read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
+def start_daemon(settings: Settings) -> int:
+    """Start the daemon in the background and wait until it answers; return its pid."""
+    settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(settings.state_dir, 0o700)
+    env = dict(os.environ, STEADYHAND_STATE_DIR=str(settings.state_dir))
+    log_fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "steadyhand.daemon"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            env=env,
+            cwd=settings.state_dir,
+            start_new_session=True,  # survives the CLI and its terminal
+        )
+    finally:
+        os.close(log_fd)
+    deadline = time.monotonic() + settings.daemon_start_timeout_s
+    while time.monotonic() < deadline:
+        try:
+            status = request(settings, "daemon.status", {}, 5.0)
+            return int(status["pid"])
+        except SteadyhandError as exc:
+            if exc.code != ErrorCode.DAEMON_UNAVAILABLE:
+                raise
+        if process.poll() is not None and daemon_pid(settings) is None:
+            raise SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"the daemon exited at start (status {process.returncode}): " + _log_tail(settings),
+                f"see {settings.log_path}",
+            )
+        time.sleep(0.02)
+    raise SteadyhandError(
+        ErrorCode.DAEMON_UNAVAILABLE,
+        f"the daemon did not answer within {settings.daemon_start_timeout_s} s",
+        f"see {settings.log_path}",
+    )
+
+
+def _log_tail(settings: Settings, lines: int = 5) -> str:
+    try:
+        return " | ".join(settings.log_path.read_text().strip().splitlines()[-lines:])
+    except OSError:
+        return "(no log)"

@@ -1,0 +1,85 @@
+"""Read Playwright's AI-mode ARIA snapshot: which refs it hands out, and for what.
+
+A snapshot line looks like `- button "Send" [disabled] [ref=e12] [cursor=pointer]:`.
+We only need, per ref, the role, the accessible name and the position among elements
+with the same role and name (nth), so a later issue can re-resolve a re-rendered ref.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LINE = re.compile(
+    r"""^(?P<indent>\s*)-\s
+        (?P<role>[a-zA-Z][\w-]*)
+        (?:\s"(?P<name>(?:[^"\\]|\\.)*)")?
+        (?P<attrs>(?:\s\[[^\]]*\])*)
+    """,
+    re.VERBOSE,
+)
+_REF = re.compile(r"\[ref=(?P<ref>(?:f\d+)?e\d+)\]")
+_FRAME = re.compile(r"^(f\d+)e\d+$")
+
+
+@dataclass(frozen=True)
+class RefNode:
+    """One element a snapshot gave a ref to."""
+
+    ref: str
+    role: str
+    name: str
+    nth: int
+    frame: str  # "" for the main frame, else Playwright's frame prefix ("f1")
+
+
+def parse_refs(snapshot: str) -> list[RefNode]:
+    """Every ref in a snapshot, in document order, with role, name and nth."""
+    nodes: list[RefNode] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for line in snapshot.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        ref_match = _REF.search(match.group("attrs") or "")
+        if not ref_match:
+            continue
+        ref = ref_match.group("ref")
+        role = match.group("role")
+        name = _unescape(match.group("name") or "")
+        frame_match = _FRAME.match(ref)
+        frame = frame_match.group(1) if frame_match else ""
+        key = (frame, role, name)
+        nth = seen.get(key, 0)
+        seen[key] = nth + 1
+        nodes.append(RefNode(ref=ref, role=role, name=name, nth=nth, frame=frame))
+    return nodes
+
+
+def _unescape(name: str) -> str:
+    return re.sub(r"\\(.)", r"\1", name)
+
+
+def is_ref(text: str) -> bool:
+    """True for strings shaped like a snapshot ref (`e12`, `f1e3`)."""
+    return bool(re.fullmatch(r"(?:f\d+)?e\d+", text))
+
+
+MASK = "••••••"
+PASSWORD_VALUES_JS = (
+    "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
+    ".filter(v => v)"
+)
+
+
+def mask_values(snapshot: str, secrets: set[str]) -> str:
+    """Replace the shown value of any textbox whose value is one of `secrets`."""
+    if not secrets:
+        return snapshot
+    shown = secrets | {'"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in secrets}
+    out = []
+    for line in snapshot.splitlines():
+        head, sep, value = line.rpartition(": ")
+        masked = sep and value in shown and _LINE.match(head) and "textbox" in head
+        out.append(head + sep + MASK if masked else line)
+    return "\n".join(out)

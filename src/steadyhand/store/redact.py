@@ -1,0 +1,45 @@
+"""Take secrets out of params before they reach a log line or the store."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+REDACTED = "[redacted]"
+SECRET_KEY = re.compile(
+    r"passw(or)?d|passphrase|secret|token|api[_-]?key|credential|authorization|cookie", re.I
+)
+
+
+def redact(params: dict[str, Any], paths: Iterable[str] = ()) -> dict[str, Any]:
+    """A copy of `params` with secret-looking keys and the given dotted paths redacted.
+
+    `paths` name values the handler found to be secret (text typed into a password
+    field), e.g. "text" or "fields.e7".
+    """
+    out = _redact_keys(params)
+    for path in paths:
+        _redact_path(out, path.split("."))
+    assert isinstance(out, dict)
+    return out
+
+
+def _redact_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: REDACTED if SECRET_KEY.search(str(k)) and v not in (None, "") else _redact_keys(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_redact_keys(v) for v in value]
+    return value
+
+
+def _redact_path(value: Any, parts: list[str]) -> None:
+    if not parts or not isinstance(value, dict) or parts[0] not in value:
+        return
+    if len(parts) == 1:
+        value[parts[0]] = REDACTED
+    else:
+        _redact_path(value[parts[0]], parts[1:])

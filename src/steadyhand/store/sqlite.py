@@ -1,0 +1,169 @@
+"""The embedded store: one SQLite file (WAL) with sessions and the action log.
+
+The schema is versioned with `PRAGMA user_version`; MIGRATIONS[i] moves a database from
+version i to i+1, so later issues append to the list and never edit a shipped step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE sessions (
+        name        TEXT PRIMARY KEY,
+        status      TEXT NOT NULL,
+        created_at  REAL NOT NULL,
+        updated_at  REAL NOT NULL
+    );
+    CREATE TABLE action_log (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts             REAL NOT NULL,
+        session        TEXT,
+        tab            TEXT,
+        command        TEXT NOT NULL,
+        params_json    TEXT NOT NULL,
+        ok             INTEGER NOT NULL,
+        error_code     TEXT,
+        error_message  TEXT,
+        duration_ms    REAL NOT NULL
+    );
+    CREATE INDEX action_log_session ON action_log (session, id);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    id: int
+    ts: float
+    session: str | None
+    tab: str | None
+    command: str
+    params: dict[str, Any]
+    ok: bool
+    error_code: str | None
+    error_message: str | None
+    duration_ms: float
+
+
+class Store:
+    """Thread-safe access to the SQLite file; callers on the event loop use to_thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Create the file private to the user before SQLite opens it.
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        os.chmod(path, 0o600)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self._lock:
+            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has schema version {version}, newer than this "
+                    f"steadyhand ({SCHEMA_VERSION}); upgrade steadyhand"
+                )
+            for step in range(version, SCHEMA_VERSION):
+                # One script, one transaction: a failed step leaves the previous version.
+                script = f"BEGIN IMMEDIATE;\n{MIGRATIONS[step]}\nPRAGMA user_version = {step + 1};"
+                try:
+                    self._db.executescript(script + "\nCOMMIT;")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def set_session_status(self, name: str, status: str) -> None:
+        now = time.time()
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO sessions (name, status, created_at, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET status = excluded.status,"
+                " updated_at = excluded.updated_at",
+                (name, status, now, now),
+            )
+
+    def log_action(
+        self,
+        *,
+        session: str | None,
+        tab: str | None,
+        command: str,
+        params: dict[str, Any],
+        ok: bool,
+        error_code: str | None,
+        error_message: str | None,
+        duration_ms: float,
+    ) -> int:
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO action_log (ts, session, tab, command, params_json, ok, error_code,"
+                " error_message, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    time.time(),
+                    session,
+                    tab,
+                    command,
+                    json.dumps(params, sort_keys=True, default=str),
+                    int(ok),
+                    error_code,
+                    error_message,
+                    duration_ms,
+                ),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def actions(self, session: str | None = None, limit: int = 1000) -> list[ActionRow]:
+        """The action log, oldest first, optionally for one session."""
+        query = "SELECT * FROM action_log"
+        args: tuple[Any, ...] = ()
+        if session is not None:
+            query += " WHERE session = ?"
+            args = (session,)
+        query += " ORDER BY id DESC LIMIT ?"
+        with self._lock:
+            rows = self._db.execute(query, (*args, limit)).fetchall()
+        return [
+            ActionRow(
+                id=r[0],
+                ts=r[1],
+                session=r[2],
+                tab=r[3],
+                command=r[4],
+                params=json.loads(r[5]),
+                ok=bool(r[6]),
+                error_code=r[7],
+                error_message=r[8],
+                duration_ms=r[9],
+            )
+            for r in reversed(rows)
+        ]
+
+    def sessions(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._db.execute("SELECT name, status FROM sessions").fetchall())
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
