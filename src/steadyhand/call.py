@@ -41,7 +41,7 @@ class Call:
 
     def remaining_ms(self) -> float:
         """Time left, less a margin so Playwright's own timeout fires before ours."""
-        return max(1.0, (self.deadline - time.monotonic()) * 1000 - 100)
+        return float(max(1, int((self.deadline - time.monotonic()) * 1000) - 100))
 
     def redact(self, path: str) -> None:
         """Keep the param at this dotted path out of logs and the store."""

@@ -8,6 +8,7 @@ doc is the first line of its docstring, so adding a command means writing one fu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from collections.abc import Awaitable, Callable
@@ -144,11 +145,12 @@ async def action_result(
     )
 
 
-def tab_infos(session: Session) -> list[TabInfo]:
+async def tab_infos(session: Session) -> list[TabInfo]:
     current = session.current_tab_id
+    # Copy first: a popup may be adopted while we await titles.
     return [
-        TabInfo(id=t.id, url=t.page.url, title="", current=t.id == current)
-        for t in session.tabs.values()
+        TabInfo(id=t.id, url=t.page.url, title=await t.page.title(), current=t.id == current)
+        for t in list(session.tabs.values())
     ]
 
 
@@ -206,7 +208,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
     """List live sessions and their tabs."""
     return SessionList(
         sessions=[
-            SessionInfo(name=s.name, tabs=tab_infos(s), created_at=s.created_at)
+            SessionInfo(name=s.name, tabs=await tab_infos(s), created_at=s.created_at)
             for s in call.engine.sessions()
         ]
     )
@@ -232,7 +234,17 @@ class OpenParams(Params):
 
 async def goto(call: Call, tab: Tab, raw_url: str) -> NavigationResult:
     url = normalize_url(raw_url)
-    response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
+    try:
+        response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
+    except PlaywrightError as exc:
+        if "net::ERR_" in str(exc):
+            # Chromium commits its error page right after a failed load; let it land so
+            # the next navigation of this tab is not interrupted by it.
+            with contextlib.suppress(PlaywrightError):
+                await tab.page.wait_for_url(
+                    lambda u: u.startswith("chrome-error:"), timeout=min(1000, call.remaining_ms())
+                )
+        raise
     return NavigationResult(**await page_result(tab), status=response.status if response else None)
 
 
@@ -533,11 +545,7 @@ class TabList(Result):
 @command("tabs", touches_page=False)
 async def tabs(call: Call, params: Params) -> TabList:
     """List the session's tabs; the current one is marked."""
-    session = await call.session()
-    infos = tab_infos(session)
-    for info, tab in zip(infos, session.tabs.values(), strict=True):
-        info.title = await tab.page.title()
-    return TabList(tabs=infos)
+    return TabList(tabs=await tab_infos(await call.session()))
 
 
 class TabNewParams(Params):
@@ -579,4 +587,4 @@ async def tab_close(call: Call, params: TabCloseParams) -> TabList:
     session = await call.session()
     await tab.page.close()
     session.forget(tab.id)
-    return TabList(tabs=tab_infos(session))
+    return TabList(tabs=await tab_infos(session))

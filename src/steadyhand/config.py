@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -81,6 +80,8 @@ class Settings:
         values: dict[str, Any] = {}
         path = config_file or Path(os.environ.get(ENV_PREFIX + "CONFIG") or default_config_file())
         if path.is_file():
+            import tomllib  # only when there is a file: it costs the CLI milliseconds
+
             try:
                 values.update(tomllib.loads(path.read_text()))
             except tomllib.TOMLDecodeError as exc:

@@ -46,7 +46,7 @@ class ErrorClass:
 ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
     ErrorCode.BAD_REQUEST: ErrorClass(2, -32602, 400),
     ErrorCode.UNKNOWN_COMMAND: ErrorClass(2, -32601, 404),
-    ErrorCode.INVALID_URL: ErrorClass(2, -32602, 400),
+    ErrorCode.INVALID_URL: ErrorClass(2, -32003, 400),
     ErrorCode.UNKNOWN_SESSION: ErrorClass(2, -32004, 404),
     ErrorCode.UNKNOWN_TAB: ErrorClass(2, -32005, 404),
     ErrorCode.NOT_FOUND: ErrorClass(3, -32010, 404),

@@ -7,30 +7,18 @@ snapshot, show that an old ref is refused, take a screenshot, and stop the daemo
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
 import shlex
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
+from steadyhand.demo.server import base_url, serve_directory
+from steadyhand.snapshot.aria import find_ref
+
 SITE = Path(__file__).with_name("site")
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-def serve_site() -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
 
 
 def steadyhand(*args: str, expect: str = "ok") -> str:
@@ -50,11 +38,10 @@ def steadyhand(*args: str, expect: str = "ok") -> str:
 
 def ref_of(snapshot: str, role: str, name: str) -> str:
     """The ref of the element with this role and accessible name, read off a snapshot."""
-    pattern = re.compile(rf'- {re.escape(role)} "{re.escape(name)}".*?\[ref=([\w]+)\]')
-    match = pattern.search(snapshot)
-    if not match:
-        raise SystemExit(f"demo failed: no {role} {name!r} in the snapshot")
-    return match.group(1)
+    try:
+        return find_ref(snapshot, role, name)
+    except KeyError as exc:
+        raise SystemExit(f"demo failed: {exc}") from exc
 
 
 def show_action_log(path: Path) -> None:
@@ -72,8 +59,8 @@ def show_action_log(path: Path) -> None:
 def main() -> int:
     state_dir = Path(os.environ.get("STEADYHAND_STATE_DIR") or Path.cwd() / ".demo-state")
     os.environ["STEADYHAND_STATE_DIR"] = str(state_dir.resolve())
-    server = serve_site()
-    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    server = serve_directory(SITE)
+    url = f"{base_url(server)}/index.html"
     print(f"demo site on {url}; state dir {os.environ['STEADYHAND_STATE_DIR']}")
     try:
         steadyhand("open", url)

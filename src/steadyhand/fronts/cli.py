@@ -32,7 +32,30 @@ class Parser(argparse.ArgumentParser):
 
 
 def load_spec() -> list[dict[str, Any]]:
+    """The command table's shapes (from cli_spec.json) plus the CLI's own commands."""
     commands: list[dict[str, Any]] = json.loads(SPEC_PATH.read_text())["commands"]
+    return commands + [{"name": n, "doc": d, "params": []} for n, d in CLI_ONLY.items()]
+
+
+GLOBAL_WITH_VALUE = {"--session", "--timeout"}
+
+
+def relevant_commands(commands: list[dict[str, Any]], argv: list[str]) -> list[dict[str, Any]]:
+    """Only the commands argv can mean, so the parser is built for one, not for all.
+
+    Building every subparser costs several milliseconds a call; help and unknown commands
+    still get the whole list.
+    """
+    words = iter(argv)
+    for word in words:
+        if word in GLOBAL_WITH_VALUE:
+            next(words, None)
+        elif word.startswith("-"):
+            if word in ("-h", "--help"):
+                return commands
+        else:
+            chosen = [c for c in commands if c["name"].split(".")[0] == word]
+            return chosen or commands
     return commands
 
 
@@ -48,8 +71,7 @@ def build_parser(commands: list[dict[str, Any]]) -> Parser:
     _global_options(parser, None)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    every = [*commands, *({"name": n, "doc": d, "params": []} for n, d in CLI_ONLY.items())]
-    for command in every:
+    for command in commands:
         words = command["name"].split(".")
         holder = top
         if len(words) == 2:
@@ -113,9 +135,9 @@ def params_from_args(command: dict[str, Any], args: argparse.Namespace) -> dict[
         if param["file_path"]:
             value = os.path.abspath(str(value))
         params[param["name"]] = value
-    if args.session:
+    if args.session is not None:
         params["session"] = args.session
-    if args.timeout:
+    if args.timeout is not None:
         params["timeout_ms"] = args.timeout
     return params
 
@@ -191,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in argv
     try:
         commands = load_spec()
-        args = build_parser(commands).parse_args(argv)
+        args = build_parser(relevant_commands(commands, argv)).parse_args(argv)
         name = getattr(args, "command_name", None)
         if name is None:
             raise SteadyhandError(
@@ -203,9 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             command = next(c for c in commands if c["name"] == name)
             params = params_from_args(command, args)
+            pid = rpc_client.daemon_pid(settings)
             result = rpc_client.call(settings, name, params, autostart=name not in NO_AUTOSTART)
-            if name == "daemon.stop":
-                _wait_gone(settings)
+            if name == "daemon.stop" and pid is not None:
+                # Return once the daemon has exited: its browsers are closed by then.
+                rpc_client.wait_exit(pid)
     except SteadyhandError as exc:
         return report_error(exc, as_json)
     except KeyboardInterrupt:
@@ -223,15 +247,6 @@ def _daemon_start(settings: Settings) -> int:
     except SteadyhandError:
         pass
     return rpc_client.start_daemon(settings)
-
-
-def _wait_gone(settings: Settings, timeout_s: float = 30.0) -> None:
-    """Return once the daemon's process has exited (its browsers are closed by then)."""
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while rpc_client.daemon_pid(settings) is not None and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 if __name__ == "__main__":

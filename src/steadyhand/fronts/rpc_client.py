@@ -10,7 +10,6 @@ import itertools
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from typing import Any
@@ -88,14 +87,40 @@ def daemon_pid(settings: Settings) -> int | None:
     """The pid in the pid file if that process is alive."""
     try:
         pid = int(settings.pid_path.read_text().strip())
-        os.kill(pid, 0)
     except (OSError, ValueError):
         return None
-    return pid
+    return pid if process_alive(pid) else None
+
+
+def process_alive(pid: int) -> bool:
+    """True while `pid` runs; a zombie (exited, not yet reaped) counts as gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+
+
+def wait_exit(pid: int, timeout_s: float = 30.0) -> bool:
+    """Wait for a process to exit; True if it did within the time."""
+    deadline = time.monotonic() + timeout_s
+    while process_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def start_daemon(settings: Settings) -> int:
     """Start the daemon in the background and wait until it answers; return its pid."""
+    import subprocess  # only when starting: it costs the hot path milliseconds
+
     settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(settings.state_dir, 0o700)
     env = dict(os.environ, STEADYHAND_STATE_DIR=str(settings.state_dir))

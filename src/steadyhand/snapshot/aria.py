@@ -79,7 +79,17 @@ def mask_values(snapshot: str, secrets: set[str]) -> str:
     shown = secrets | {'"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in secrets}
     out = []
     for line in snapshot.splitlines():
-        head, sep, value = line.rpartition(": ")
-        masked = sep and value in shown and _LINE.match(head) and "textbox" in head
-        out.append(head + sep + MASK if masked else line)
+        match = _LINE.match(line)
+        rest = line[match.end() :] if match else ""
+        if match and match.group("role") == "textbox" and rest[2:] in shown and rest[:2] == ": ":
+            line = line[: match.end()] + ": " + MASK  # noqa: PLW2901
+        out.append(line)
     return "\n".join(out)
+
+
+def find_ref(snapshot: str, role: str, name: str, nth: int = 0) -> str:
+    """The ref of the nth element with this role and accessible name; KeyError if none."""
+    for node in parse_refs(snapshot):
+        if node.role == role and node.name == name and node.nth == nth:
+            return node.ref
+    raise KeyError(f"no {role} {name!r} (nth={nth}) in the snapshot")

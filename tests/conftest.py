@@ -1,0 +1,101 @@
+"""Shared fixtures: a static site on 127.0.0.1 and real daemons with private state dirs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steadyhand.config import Settings
+from steadyhand.demo.server import base_url, serve_directory
+from steadyhand.errors import SteadyhandError
+from steadyhand.fronts import rpc_client
+
+FIXTURES = Path(__file__).parent / "fixtures" / "site"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[str]:
+    """Base URL of tests/fixtures/site served on 127.0.0.1."""
+    server = serve_directory(FIXTURES)
+    yield base_url(server)
+    server.shutdown()
+
+
+@dataclass
+class CliRun:
+    rc: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@dataclass
+class Daemon:
+    """A daemon on its own state dir, driven through the same client the CLI uses."""
+
+    settings: Settings
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(os.environ, STEADYHAND_STATE_DIR=str(self.settings.state_dir))
+
+    def call(self, method: str, **params: Any) -> Any:
+        return rpc_client.call(self.settings, method, params, autostart=False)
+
+    def fail(self, method: str, **params: Any) -> SteadyhandError:
+        """Call a command that must fail, and return its error."""
+        try:
+            result = self.call(method, **params)
+        except SteadyhandError as exc:
+            return exc
+        raise AssertionError(f"{method} {params} should have failed, returned {result}")
+
+    def cli(self, *args: str) -> CliRun:
+        done = subprocess.run(
+            [sys.executable, "-m", "steadyhand", *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=120,
+            check=False,
+        )
+        return CliRun(done.returncode, done.stdout, done.stderr)
+
+    def pid(self) -> int | None:
+        return rpc_client.daemon_pid(self.settings)
+
+    def stop(self) -> None:
+        if self.pid() is not None:
+            self.cli("daemon", "stop")
+
+
+def make_settings(state_dir: Path) -> Settings:
+    return Settings.load(state_dir=state_dir)
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """One running daemon shared by a test module; each test uses its own session names."""
+    handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
+    rpc_client.start_daemon(handle.settings)
+    yield handle
+    handle.stop()
+
+
+@pytest.fixture
+def fresh_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """A state dir with no daemon yet; whatever the test starts is stopped afterwards."""
+    handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
+    yield handle
+    handle.stop()

@@ -1,0 +1,140 @@
+"""Daemon lifecycle: auto-start, private files, one instance, no Chromium left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from steadyhand.engine.chromium import find_owned_browsers
+from steadyhand.fronts.rpc_client import process_alive
+from tests.conftest import Daemon
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM_NAMES = {"chromium", "chrome", "chromium-browser", "chrome_crashpad_handler"}
+
+
+def chromium_pids() -> set[int]:
+    """Live (non-zombie) Chromium processes of any kind on the machine."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv0 = (entry / "cmdline").read_bytes().split(b"\0", 1)[0].decode()
+        except OSError:
+            continue
+        if os.path.basename(argv0) in CHROMIUM_NAMES and process_alive(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
+def wait_until(check: Callable[[], bool], seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
+
+
+def test_first_call_starts_the_daemon_with_private_files(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    assert d.pid() is None
+    run = d.cli("open", f"{site}/form.html")
+    assert run.rc == 0, run.err
+    pid = d.pid()
+    assert pid is not None
+    state = d.settings.state_dir
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert stat.S_ISSOCK(d.settings.socket_path.stat().st_mode)
+    assert stat.S_IMODE(d.settings.socket_path.stat().st_mode) == 0o600
+    for private in (d.settings.store_path, d.settings.pid_path, d.settings.log_path):
+        assert stat.S_IMODE(private.stat().st_mode) == 0o600, private
+    status = d.cli("daemon", "status", "--json").json["result"]
+    assert status["pid"] == pid and status["sessions"] == ["default"]
+    again = d.cli("daemon", "start", "--json")
+    assert again.json["result"]["pid"] == pid, "a running daemon is reused"
+
+
+def test_concurrent_first_calls_share_one_daemon(fresh_daemon: Daemon) -> None:
+    d = fresh_daemon
+    results: list[int] = []
+
+    def start() -> None:
+        run = d.cli("daemon", "start", "--json")
+        results.append(run.json["result"]["pid"])
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3 and len(set(results)) == 1
+    assert d.pid() == results[0]
+
+
+def test_sigterm_closes_every_browser(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    before = chromium_pids()
+    assert d.cli("open", f"{site}/nav-a.html").rc == 0
+    assert d.cli("tab", "new", f"{site}/form.html").rc == 0
+    ours = chromium_pids() - before
+    assert ours, "the daemon runs a Chromium"
+    pid = d.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGTERM)
+    assert wait_until(lambda: not process_alive(pid)), "daemon exits on SIGTERM"
+    assert wait_until(lambda: not (ours & chromium_pids()), 10), "no Chromium left behind"
+    assert not d.settings.socket_path.exists() and not d.settings.pid_path.exists()
+    with sqlite3.connect(d.settings.store_path) as db:
+        assert db.execute("SELECT status FROM sessions").fetchall() == [("ended",)]
+    assert d.cli("daemon", "status").rc == 6
+
+
+def test_next_start_reaps_chromium_left_by_a_killed_daemon(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    before = chromium_pids()
+    assert d.cli("open", f"{site}/nav-a.html").rc == 0
+    ours = chromium_pids() - before
+    (browser,) = find_owned_browsers(d.settings.state_dir)
+    # A hung browser does not exit when its pipe to the driver closes; SIGSTOP makes
+    # it one, so the daemon's death really leaves an orphan behind.
+    os.kill(browser.pid, signal.SIGSTOP)
+    pid = d.pid()
+    assert pid is not None
+    os.killpg(os.getpgid(pid), signal.SIGKILL)  # the daemon and its Playwright driver
+    assert wait_until(lambda: not process_alive(pid))
+    time.sleep(1.0)
+    assert process_alive(browser.pid), "precondition: the killed daemon left its Chromium behind"
+
+    assert d.cli("daemon", "start").rc == 0
+    assert wait_until(lambda: not (ours & chromium_pids()), 10), "the new daemon reaped it"
+    assert find_owned_browsers(d.settings.state_dir) == []
+    assert "reaped 1 Chromium process group" in d.settings.log_path.read_text()
+    reopened = d.cli("open", f"{site}/nav-b.html", "--json")
+    assert reopened.json["result"]["title"] == "Page B"
+
+
+def test_daemon_stop_closes_browser_and_exits(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    before = chromium_pids()
+    assert d.cli("open", f"{site}/nav-a.html").rc == 0
+    ours = chromium_pids() - before
+    pid = d.pid()
+    stopped = d.cli("daemon", "stop")
+    assert stopped.rc == 0 and "stopping: True" in stopped.out
+    assert pid is not None and not process_alive(pid), (
+        "`daemon stop` returns once the daemon is gone"
+    )
+    assert wait_until(lambda: not (ours & chromium_pids()), 10)
+    not_running = d.cli("daemon", "status")
+    assert not_running.rc == 6 and "daemon_unavailable" in not_running.err

@@ -1,0 +1,201 @@
+"""Stale and unknown refs, bad input, a wedged page: clear errors, nothing lost."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import time
+
+import pytest
+
+from steadyhand.snapshot.aria import find_ref
+from tests.conftest import Daemon
+
+pytestmark = pytest.mark.integration
+
+# Far beyond anything these checks need: an error that arrives is the checked refusal,
+# never Playwright waiting out its timeout on a ref that names nothing.
+PATIENT_MS = 60_000
+
+
+def snap(daemon: Daemon, session: str) -> str:
+    text: str = daemon.call("snapshot", session=session)["snapshot"]
+    return text
+
+
+def test_ref_stays_valid_across_snapshots(daemon: Daemon, site: str) -> None:
+    s = "stable"
+    daemon.call("open", session=s, url=f"{site}/rerender.html")
+    first = snap(daemon, s)
+    second = snap(daemon, s)
+    alpha = find_ref(first, "button", "Alpha")
+    assert find_ref(second, "button", "Alpha") == alpha
+    daemon.call("click", session=s, ref=alpha)
+    assert "clicks: 1 last Alpha" in snap(daemon, s)
+
+
+def test_stale_ref_after_rerender_is_refused_without_acting(daemon: Daemon, site: str) -> None:
+    s = "rerender"
+    daemon.call("open", session=s, url=f"{site}/rerender.html")
+    page = snap(daemon, s)
+    alpha = find_ref(page, "button", "Alpha")
+    daemon.call("click", session=s, ref=find_ref(page, "button", "Redraw"))
+    err = daemon.fail("click", session=s, ref=alpha, timeout_ms=PATIENT_MS)
+    assert err.code == "stale_ref"
+    assert 'button "Alpha"' in err.message and "snapshot" in err.hint
+    assert err.data == {"ref": alpha, "tab": "t1"}
+    fresh = snap(daemon, s)
+    assert "clicks: 0" in fresh, "the stale click reached no element"
+    new_alpha = find_ref(fresh, "button", "Alpha")
+    assert new_alpha != alpha
+    daemon.call("click", session=s, ref=new_alpha)
+    assert "clicks: 1 last Alpha" in snap(daemon, s)
+
+
+def test_stale_ref_after_navigation_takes_no_action(daemon: Daemon, site: str) -> None:
+    s = "navigated"
+    daemon.call("open", session=s, url=f"{site}/nav-a.html")
+    page_a = snap(daemon, s)
+    count_a = find_ref(page_a, "button", "Count")
+    daemon.call("navigate", session=s, url=f"{site}/nav-b.html")
+    # Without a new snapshot: the ref belongs to page A's document.
+    err = daemon.fail("click", session=s, ref=count_a, timeout_ms=PATIENT_MS)
+    assert err.code == "stale_ref" and "navigated" in err.message
+    page_b = snap(daemon, s)
+    assert "count 0" in page_b, "nothing on page B was clicked"
+    # After a snapshot of B, refs of A that B did not reissue stay refused.
+    for ref in {find_ref(page_a, "link", "Go to B"), count_a} - set(_refs(page_b)):
+        again = daemon.fail("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
+        assert again.code == "stale_ref", ref
+    assert "count 0" in snap(daemon, s)
+
+
+def _refs(snapshot: str) -> list[str]:
+    from steadyhand.snapshot.aria import parse_refs
+
+    return [n.ref for n in parse_refs(snapshot)]
+
+
+def test_unknown_and_malformed_refs(daemon: Daemon, site: str) -> None:
+    s = "unknown-ref"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    before_snapshot = daemon.fail("click", session=s, ref="e3", timeout_ms=PATIENT_MS)
+    assert before_snapshot.code == "not_found" and "snapshot first" in before_snapshot.hint
+    snap(daemon, s)
+    missing = daemon.fail("click", session=s, ref="e999", timeout_ms=PATIENT_MS)
+    assert missing.code == "not_found" and "e999" in missing.message
+    malformed = daemon.fail("click", session=s, ref="#submit")
+    assert malformed.code == "bad_request" and "e12" in malformed.hint
+    bad_fill = daemon.fail("fill", session=s, fields={"e999": "x"}, timeout_ms=PATIENT_MS)
+    assert bad_fill.code == "not_found"
+
+
+def test_unknown_session_and_tab(daemon: Daemon, site: str) -> None:
+    err = daemon.fail("snapshot", session="nobody-here")
+    assert err.code == "unknown_session" and "open URL" in err.hint
+    daemon.call("open", session="known", url=f"{site}/form.html")
+    tab = daemon.fail("snapshot", session="known", tab="t9")
+    assert tab.code == "unknown_tab" and "t1" in tab.hint
+    bad_name = daemon.fail("open", session="../etc", url=f"{site}/form.html")
+    assert bad_name.code == "bad_request"
+    assert daemon.call("snapshot", session="known")["title"] == "Form fixture"
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_bad_urls_leave_the_session_alive(daemon: Daemon, site: str) -> None:
+    s = "urls"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    for url, code in [
+        ("", "invalid_url"),
+        ("javascript:alert(1)", "invalid_url"),
+        ("not a url", "invalid_url"),
+        (f"http://127.0.0.1:{closed_port()}/", "navigation_failed"),
+    ]:
+        err = daemon.fail("navigate", session=s, url=url)
+        assert err.code == code, (url, err)
+        assert err.hint
+    assert daemon.call("navigate", session=s, url=f"{site}/nav-a.html")["title"] == "Page A"
+
+
+def test_bad_params_and_unknown_commands(daemon: Daemon, site: str) -> None:
+    missing = daemon.fail("click", session="x")
+    assert missing.code == "bad_request" and "ref" in missing.message
+    extra = daemon.fail("snapshot", session="x", colour="blue")
+    assert extra.code == "bad_request" and "colour" in extra.message
+    wrong_type = daemon.fail("snapshot", session="x", depth="deep")
+    assert wrong_type.code == "bad_request"
+    unknown = daemon.fail("clik")
+    assert unknown.code == "unknown_command" and "click" in unknown.hint
+    assert daemon.call("daemon.status")["pid"] == daemon.pid()
+
+
+def test_garbage_on_the_socket_gets_json_rpc_errors(daemon: Daemon) -> None:
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(10)
+        sock.connect(str(daemon.settings.socket_path))
+        reader = sock.makefile("rb")
+        for line, code in [
+            (b"this is not json\n", -32700),
+            (b'{"jsonrpc": "2.0", "id": 1}\n', -32600),
+            (b'{"jsonrpc": "2.0", "id": 2, "method": "nope"}\n', -32601),
+            (b'{"jsonrpc": "2.0", "id": 3, "method": "snapshot", "params": [1]}\n', -32600),
+        ]:
+            sock.sendall(line)
+            reply = json.loads(reader.readline())
+            assert reply["error"]["code"] == code, line
+        sock.sendall(b'[{"jsonrpc": "2.0", "id": 7, "method": "daemon.status"}]\n')
+        batch = json.loads(reader.readline())
+        assert batch[0]["id"] == 7 and batch[0]["result"]["pid"] == daemon.pid()
+
+
+def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: str) -> None:
+    s = "wedged"
+    daemon.call("open", session=s, url=f"{site}/wedge.html")
+    daemon.call("click", session=s, ref=find_ref(snap(daemon, s), "button", "Hang forever"))
+    time.sleep(0.6)  # the page starts spinning 300 ms after the click returned
+    err = daemon.fail("snapshot", session=s, timeout_ms=1500)
+    assert err.code == "timeout" and "session is still usable" in err.hint
+    # The daemon and other sessions go on while that page spins.
+    assert s in daemon.call("daemon.status")["sessions"]
+    daemon.call("open", session="healthy", url=f"{site}/nav-a.html")
+    assert "Page A" in snap(daemon, "healthy")
+    # The wedged session itself recovers: close the spinning tab, open another.
+    daemon.call("tab.close", session=s, tab="t1", timeout_ms=10_000)
+    daemon.call("tab.new", session=s, url=f"{site}/nav-b.html")
+    assert 'heading "Page B"' in snap(daemon, s)
+
+
+def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, site: str) -> None:
+    s = "audited"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    page = snap(daemon, s)
+    pw, name = find_ref(page, "textbox", "Password"), find_ref(page, "textbox", "Name")
+    daemon.call("type", session=s, ref=pw, text="hunter2-typed")
+    daemon.call("fill", session=s, fields={name: "Visible Name", pw: "hunter2-filled"})
+    daemon.fail("click", session=s, ref="e999")
+    with sqlite3.connect(daemon.settings.store_path) as db:
+        rows = db.execute(
+            "SELECT command, tab, params_json, ok, error_code, duration_ms FROM action_log"
+            " WHERE session = ? ORDER BY id",
+            (s,),
+        ).fetchall()
+        dump = "\n".join(db.iterdump())
+        statuses = dict(db.execute("SELECT name, status FROM sessions").fetchall())
+    assert [r[0] for r in rows] == ["open", "snapshot", "type", "fill", "click"]
+    assert all(r[1] == "t1" for r in rows)
+    typed = json.loads(rows[2][2])
+    assert typed == {"ref": pw, "text": "[redacted]"}
+    filled = json.loads(rows[3][2])["fields"]
+    assert filled == {name: "Visible Name", pw: "[redacted]"}
+    assert rows[4][3:5] == (0, "not_found")
+    assert all(r[5] >= 0 for r in rows)
+    assert "hunter2" not in dump, "no trace of the password anywhere in the database"
+    assert statuses[s] == "live"

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from steadyhand.commands import COMMANDS
+from steadyhand.errors import SteadyhandError
+from steadyhand.fronts import cli, cli_spec
+
+
+def test_committed_spec_matches_the_command_table() -> None:
+    assert cli_spec.SPEC_PATH.read_text() == cli_spec.render(), (
+        "cli_spec.json is out of date: run `make spec`"
+    )
+
+
+def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
+    parser = cli.build_parser(cli.load_spec())
+    for name, command in COMMANDS.items():
+        assert command.doc and not command.doc.endswith(" "), name
+        required = [
+            "e1" if p["type"] in ("str", "list") else "e1=x"
+            for p in cli_spec.command_spec(command)["params"]
+            if p["positional"] and p["required"]
+        ]
+        args = parser.parse_args([*name.split("."), *required])
+        assert args.command_name == name
+
+
+def parse(argv: list[str]) -> tuple[str, dict[str, object]]:
+    commands = cli.load_spec()
+    args: argparse.Namespace = cli.build_parser(commands).parse_args(argv)
+    spec = next(c for c in commands if c["name"] == args.command_name)
+    return args.command_name, cli.params_from_args(spec, args)
+
+
+def test_argv_becomes_typed_params() -> None:
+    assert parse(["type", "e3", "hi there", "--submit", "--session", "s1"]) == (
+        "type",
+        {"ref": "e3", "text": "hi there", "submit": True, "session": "s1"},
+    )
+    assert parse(["--timeout", "500", "click", "e4", "--button", "right", "--double"]) == (
+        "click",
+        {"ref": "e4", "button": "right", "double": True, "timeout_ms": 500},
+    )
+    assert parse(["fill", "e1=a=b", "e2="]) == ("fill", {"fields": {"e1": "a=b", "e2": ""}})
+    assert parse(["select", "e9", "Red", "Blue"])[1] == {"ref": "e9", "values": ["Red", "Blue"]}
+    assert parse(["tab", "close"]) == ("tab.close", {})
+    assert parse(["snapshot", "--depth", "2"])[1] == {"depth": 2}
+    _name, params = parse(["screenshot", "--path", "rel.png"])
+    assert str(params["path"]).startswith("/") and str(params["path"]).endswith("/rel.png")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["click"], ["click", "e1", "--button", "left-ish"], ["snapshot", "--depth", "x"], ["nope"]],
+)
+def test_bad_argv_is_a_bad_request(argv: list[str]) -> None:
+    with pytest.raises(SteadyhandError) as info:
+        parse(argv)
+    assert info.value.code == "bad_request" and "usage:" in info.value.hint

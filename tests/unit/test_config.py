@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from steadyhand.config import Settings, default_state_dir
+from steadyhand.errors import SteadyhandError
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in ("STEADYHAND_STATE_DIR", "STEADYHAND_HEADLESS", "STEADYHAND_COMMAND_TIMEOUT_MS"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("STEADYHAND_CONFIG", str(tmp_path / "absent.toml"))
+
+
+def test_precedence_defaults_file_env_overrides(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('command_timeout_ms = 5000\nheadless = false\nchromium = "/opt/c"\n')
+    from_file = Settings.load(config)
+    assert (from_file.command_timeout_ms, from_file.headless, from_file.chromium) == (
+        5000,
+        False,
+        "/opt/c",
+    )
+    monkeypatch.setenv("STEADYHAND_COMMAND_TIMEOUT_MS", "7000")
+    monkeypatch.setenv("STEADYHAND_HEADLESS", "yes")
+    from_env = Settings.load(config)
+    assert (from_env.command_timeout_ms, from_env.headless) == (7000, True)
+    assert Settings.load(config, command_timeout_ms=9).command_timeout_ms == 9
+
+
+def test_state_dir_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    assert default_state_dir() == tmp_path / "steadyhand"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "missing"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert default_state_dir() == tmp_path / "state" / "steadyhand"
+    monkeypatch.setenv("STEADYHAND_STATE_DIR", "~/x")
+    settings = Settings.load()
+    assert settings.state_dir == Path.home() / "x"
+    assert settings.socket_path == Path.home() / "x" / "daemon.sock"
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("headless = 'maybe'\n", "not a valid bool"),
+        ("command_timeout_ms = 'soon'\n", "not a valid int"),
+        ("colour = 'blue'\n", "unknown setting"),
+        ("this is not toml", "not valid TOML"),
+    ],
+)
+def test_bad_settings_are_clear_errors(tmp_path: Path, content: str, words: str) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(content)
+    with pytest.raises(SteadyhandError) as info:
+        Settings.load(config)
+    assert info.value.code == "bad_request" and words in info.value.message

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from steadyhand.errors import ERROR_CLASSES, ErrorCode, SteadyhandError, exit_code_for
+
+
+def test_every_code_has_distinct_rpc_code_and_a_class() -> None:
+    assert set(ERROR_CLASSES) == set(ErrorCode)
+    rpc_codes = [c.rpc_code for c in ERROR_CLASSES.values()]
+    assert len(rpc_codes) == len(set(rpc_codes))
+    assert all(c.exit_code != 0 for c in ERROR_CLASSES.values())
+
+
+def test_rpc_round_trip_keeps_code_hint_and_data() -> None:
+    err = SteadyhandError(ErrorCode.STALE_REF, "ref e3 is stale", "snapshot again", {"ref": "e3"})
+    back = SteadyhandError.from_rpc_error(err.to_rpc_error())
+    assert (back.code, back.message, back.hint, back.data) == (
+        ErrorCode.STALE_REF,
+        "ref e3 is stale",
+        "snapshot again",
+        {"ref": "e3"},
+    )
+    assert err.to_dict() == {
+        "code": "stale_ref",
+        "message": "ref e3 is stale",
+        "hint": "snapshot again",
+        "data": {"ref": "e3"},
+    }
+
+
+def test_unknown_codes_degrade_to_internal() -> None:
+    plain = SteadyhandError.from_rpc_error({"code": -32700, "message": "parse error"})
+    assert plain.code == ErrorCode.INTERNAL and plain.message == "parse error"
+    by_number = SteadyhandError.from_rpc_error({"code": -32011, "message": "m"})
+    assert by_number.code == ErrorCode.STALE_REF
+    assert exit_code_for("stale_ref") == 3 and exit_code_for("no-such-code") == 1
