@@ -23,6 +23,7 @@ demo: $(STAMP) chromium compile
 	$(PY) -m steadyhand.demo
 
 test: $(STAMP) chromium compile
+	@scripts/ensure-xvfb
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -72,9 +72,7 @@ async def main(n: int) -> None:
     rpc_client.start_daemon(daemon_settings)
     local_settings = Settings.load(state_dir=root / "inproc")
     local_settings.state_dir.mkdir(mode=0o700)
-    runtime = Runtime(
-        local_settings, Engine(local_settings), Store(local_settings.store_path)
-    )
+    runtime = Runtime(local_settings, Engine(local_settings), Store(local_settings.store_path))
     try:
         await rpc("open", url=url)
         await execute(runtime, "open", {"url": url})
@@ -83,9 +81,12 @@ async def main(n: int) -> None:
         local_ref = find_ref(local_page, "checkbox", "Gift wrap")
 
         samples: dict[str, list[float]] = defaultdict(list)
+        python = [sys.executable, "-c", "pass"]
         for _ in range(n):
-            await timed(samples["python -c pass"], lambda: run_process(env, sys.executable, "-c", "pass"))
-            await timed(samples["cli daemon status"], lambda: run_process(env, *cli, "daemon", "status"))
+            await timed(samples["python -c pass"], lambda: run_process(env, *python))
+            await timed(
+                samples["cli daemon status"], lambda: run_process(env, *cli, "daemon", "status")
+            )
             await timed(samples["cli snapshot"], lambda: run_process(env, *cli, "snapshot"))
             await timed(samples["cli click"], lambda: run_process(env, *cli, "click", daemon_ref))
             await timed(samples["rpc snapshot"], lambda: rpc("snapshot"))

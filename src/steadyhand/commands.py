@@ -163,6 +163,7 @@ class DaemonStatus(Result):
     uptime_s: float
     state_dir: str
     browser_running: bool
+    headless: bool
     chromium: str
     sessions: list[str]
 
@@ -177,6 +178,7 @@ async def daemon_status(call: Call, params: Params) -> DaemonStatus:
         uptime_s=round(time.time() - rt.started_at, 3),
         state_dir=str(rt.settings.state_dir),
         browser_running=rt.engine.browser_running,
+        headless=rt.settings.headless,
         chromium=f"{rt.engine.chromium_path} {rt.engine.chromium_version}".strip(),
         sessions=[s.name for s in rt.engine.sessions()],
     )

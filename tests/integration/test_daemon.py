@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -138,3 +142,54 @@ def test_daemon_stop_closes_browser_and_exits(fresh_daemon: Daemon, site: str) -
     assert wait_until(lambda: not (ours & chromium_pids()), 10)
     not_running = d.cli("daemon", "status")
     assert not_running.rc == 6 and "daemon_unavailable" in not_running.err
+
+
+def test_headed_needs_a_display_and_is_reported(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    env = {k: v for k, v in d.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    started = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "daemon", "start", "--headed", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert started.returncode == 0, started.stderr
+    assert json.loads(started.stdout)["result"]["headless"] is False
+    no_display = d.cli("open", f"{site}/nav-a.html", "--json")
+    assert no_display.rc == 2 and "needs a display" in no_display.json["error"]["message"]
+    assert d.cli("daemon", "status").rc == 0, "the daemon lives on"
+    other_way = d.cli("daemon", "start")
+    assert other_way.rc == 2 and "already running headed" in other_way.err
+
+
+def test_headed_browser_on_a_virtual_display(fresh_daemon: Daemon, site: str) -> None:
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("Xvfb is not installed (make test installs it when run as root)")
+    display = f":{90 + os.getpid() % 100}"
+    server = subprocess.Popen([xvfb, display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+    try:
+        env = dict(fresh_daemon.env, DISPLAY=display)
+        time.sleep(0.5)
+        started = subprocess.run(
+            [sys.executable, "-m", "steadyhand", "daemon", "start", "--headed"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert started.returncode == 0, started.stderr
+        opened = fresh_daemon.cli("open", f"{site}/nav-a.html", "--json")
+        assert opened.rc == 0, opened.out
+        (browser,) = find_owned_browsers(fresh_daemon.settings.state_dir)
+        cmdline = Path(f"/proc/{browser.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"--headless" not in cmdline and not any(
+            a.startswith(b"--headless=") for a in cmdline
+        )
+        shot = fresh_daemon.cli("screenshot", "--json").json["result"]
+        assert Path(shot["path"]).stat().st_size > 1000
+    finally:
+        fresh_daemon.stop()
+        server.terminate()
+        server.wait(10)

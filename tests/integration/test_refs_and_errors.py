@@ -198,4 +198,5 @@ def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, sit
     assert rows[4][3:5] == (0, "not_found")
     assert all(r[5] >= 0 for r in rows)
     assert "hunter2" not in dump, "no trace of the password anywhere in the database"
+    assert "hunter2" not in daemon.settings.log_path.read_text(), "nor in the daemon's log"
     assert statuses[s] == "live"

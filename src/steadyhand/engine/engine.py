@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 
 from playwright.async_api import Browser, Playwright, async_playwright
@@ -43,6 +44,15 @@ class Engine:
                 log.warning("browser disconnected; dropping %d session(s)", len(self._sessions))
                 self._sessions.clear()
             path = find_chromium(self.settings.chromium)
+            if not self.settings.headless and not (
+                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+            ):
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    "a headed browser needs a display and this daemon has none",
+                    "set DISPLAY (for example run Xvfb :99 and export DISPLAY=:99) before "
+                    "`steadyhand daemon start --headed`, or run headless",
+                )
             if self._playwright is None:
                 self._playwright = await async_playwright().start()
             try:

@@ -21,7 +21,26 @@ from steadyhand.fronts import rpc_client
 
 SPEC_PATH = Path(__file__).with_name("cli_spec.json")
 NO_AUTOSTART = {"daemon.status", "daemon.stop"}
-CLI_ONLY = {"daemon.start": "Start the daemon in the background (if it is not running)."}
+# Commands of the CLI itself (they run before there is a daemon to ask), in the spec's shape.
+CLI_ONLY: list[dict[str, Any]] = [
+    {
+        "name": "daemon.start",
+        "doc": "Start the daemon in the background (if it is not running).",
+        "params": [
+            {
+                "name": "headed",
+                "type": "bool",
+                "positional": False,
+                "required": False,
+                "default": False,
+                "choices": None,
+                "file_path": False,
+                "help": "show browser windows (needs a display, e.g. Xvfb)",
+                "optional": False,
+            }
+        ],
+    }
+]
 
 
 class Parser(argparse.ArgumentParser):
@@ -34,7 +53,7 @@ class Parser(argparse.ArgumentParser):
 def load_spec() -> list[dict[str, Any]]:
     """The command table's shapes (from cli_spec.json) plus the CLI's own commands."""
     commands: list[dict[str, Any]] = json.loads(SPEC_PATH.read_text())["commands"]
-    return commands + [{"name": n, "doc": d, "params": []} for n, d in CLI_ONLY.items()]
+    return commands + CLI_ONLY
 
 
 GLOBAL_WITH_VALUE = {"--session", "--timeout"}
@@ -221,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         settings = Settings.load()
         if name == "daemon.start":
-            result: Any = {"pid": _daemon_start(settings)}
+            result: Any = _daemon_start(settings.replace(headless=not args.headed))
         else:
             command = next(c for c in commands if c["name"] == name)
             params = params_from_args(command, args)
@@ -238,15 +257,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _daemon_start(settings: Settings) -> int:
-    pid = rpc_client.daemon_pid(settings)
-    try:
-        if pid is not None:
-            status = rpc_client.request(settings, "daemon.status", {}, 5.0)
-            return int(status["pid"])
-    except SteadyhandError:
-        pass
-    return rpc_client.start_daemon(settings)
+def _daemon_start(settings: Settings) -> dict[str, Any]:
+    """Start the daemon unless one answers; its status either way."""
+    if rpc_client.daemon_pid(settings) is None:
+        rpc_client.start_daemon(settings)
+    status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
+    if status["headless"] != settings.headless:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"the daemon (pid {status['pid']}) is already running "
+            + ("headless" if status["headless"] else "headed"),
+            "stop it with `steadyhand daemon stop` to start it the other way",
+        )
+    return status
 
 
 if __name__ == "__main__":

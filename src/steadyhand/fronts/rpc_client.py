@@ -123,7 +123,11 @@ def start_daemon(settings: Settings) -> int:
 
     settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(settings.state_dir, 0o700)
-    env = dict(os.environ, STEADYHAND_STATE_DIR=str(settings.state_dir))
+    env = dict(
+        os.environ,
+        STEADYHAND_STATE_DIR=str(settings.state_dir),
+        STEADYHAND_HEADLESS="1" if settings.headless else "0",
+    )
     log_fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(
