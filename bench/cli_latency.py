@@ -5,7 +5,8 @@ so machine noise hits them alike:
   cli      a whole `python -m steadyhand ...` process talking to a running daemon
   rpc      one JSON-RPC round trip from this process to the same daemon (no process start)
   inproc   the command run in this process on its own engine (no socket, no process)
-and, for reference, `daemon status` through the CLI and a bare `python -c pass`.
+and, for reference, `daemon status` through the CLI, a bare `python -c pass`, and how long
+a click on a stale ref (its element re-rendered) takes to be refused over RPC.
 Prints medians, p90 and ratios; asserts nothing about time.
 
     .venv/bin/python bench/cli_latency.py [-n 30]
@@ -30,6 +31,7 @@ from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.dispatch import execute
 from steadyhand.engine.engine import Engine
+from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.aria import find_ref
 from steadyhand.store.sqlite import Store
@@ -58,13 +60,15 @@ def summary(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(0.9 * (len(ordered) - 1))]
 
 
-async def main(n: int) -> None:
+async def measure(n: int) -> dict[str, list[float]]:
+    """Interleaved samples of every measurement, keyed by name."""
     server = serve_directory(FIXTURES)
     url = f"{base_url(server)}/form.html"
     root = Path(tempfile.mkdtemp(prefix="sh-bench-"))
     daemon_settings = Settings.load(state_dir=root / "daemon")
     env = dict(os.environ, STEADYHAND_STATE_DIR=str(daemon_settings.state_dir))
-    cli = [sys.executable, "-m", "steadyhand"]
+    script = Path(sys.executable).with_name("steadyhand")  # what users run
+    cli = [str(script)] if script.exists() else [sys.executable, "-m", "steadyhand"]
 
     def rpc(method: str, **params: Any) -> Awaitable[Any]:
         return asyncio.to_thread(rpc_client.call, daemon_settings, method, params, False)
@@ -73,6 +77,7 @@ async def main(n: int) -> None:
     local_settings = Settings.load(state_dir=root / "inproc")
     local_settings.state_dir.mkdir(mode=0o700)
     runtime = Runtime(local_settings, Engine(local_settings), Store(local_settings.store_path))
+    samples: dict[str, list[float]] = defaultdict(list)
     try:
         await rpc("open", url=url)
         await execute(runtime, "open", {"url": url})
@@ -80,7 +85,20 @@ async def main(n: int) -> None:
         local_page = (await execute(runtime, "snapshot", {}))["snapshot"]
         local_ref = find_ref(local_page, "checkbox", "Gift wrap")
 
-        samples: dict[str, list[float]] = defaultdict(list)
+        await rpc("open", session="stale", url=f"{base_url(server)}/rerender.html")
+        stale_page = (await rpc("snapshot", session="stale"))["snapshot"]
+        await rpc("click", session="stale", ref=find_ref(stale_page, "button", "Redraw"))
+        stale_ref = find_ref(stale_page, "button", "Alpha")
+
+        async def refused() -> None:  # the command must fail with stale_ref, nothing else
+            try:
+                await rpc("click", session="stale", ref=stale_ref)
+            except SteadyhandError as exc:
+                if exc.code != "stale_ref":
+                    raise
+            else:
+                raise RuntimeError("a stale ref was accepted")
+
         python = [sys.executable, "-c", "pass"]
         for _ in range(n):
             await timed(samples["python -c pass"], lambda: run_process(env, *python))
@@ -95,12 +113,16 @@ async def main(n: int) -> None:
             await timed(
                 samples["inproc click"], lambda: execute(runtime, "click", {"ref": local_ref})
             )
+            await timed(samples["rpc stale ref"], refused)
     finally:
         await runtime.engine.shutdown()
         runtime.store.close()
         rpc_client.request(daemon_settings, "daemon.stop", {}, 30)
         server.shutdown()
+    return samples
 
+
+def report(samples: dict[str, list[float]], n: int) -> None:
     print(f"cli_latency: form fixture, n={n} each, interleaved; times in ms")
     print(f"{'what':<20}{'median':>9}{'p90':>9}")
     for name, values in samples.items():
@@ -126,4 +148,5 @@ async def main(n: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("-n", type=int, default=30, help="samples per measurement (>= 20)")
-    asyncio.run(main(max(20, parser.parse_args().n)))
+    n = max(20, parser.parse_args().n)
+    report(asyncio.run(measure(n)), n)

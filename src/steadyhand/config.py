@@ -5,13 +5,14 @@ Standard library only: the thin CLI reads the state dir from here on its hot pat
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+
+TYPE_CHECKING = False  # typing costs the hot path milliseconds; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 ENV_PREFIX = "STEADYHAND_"
 
@@ -30,17 +31,73 @@ def default_config_file() -> Path:
     return Path(config_home) / "steadyhand" / "config.toml"
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything tunable. Env names are the field names upper-cased with STEADYHAND_."""
+# Each setting: its type (as written in the annotations below) and its default.
+_KINDS = {
+    "state_dir": "Path",
+    "chromium": "str",
+    "headless": "bool",
+    "command_timeout_ms": "int",
+    "viewport_width": "int",
+    "viewport_height": "int",
+    "daemon_start_timeout_s": "float",
+}
 
-    state_dir: Path = field(default_factory=default_state_dir)
-    chromium: str = ""
-    headless: bool = True
-    command_timeout_ms: int = 30_000
-    viewport_width: int = 1280
-    viewport_height: int = 800
-    daemon_start_timeout_s: float = 20.0
+
+def _defaults() -> dict[str, Any]:
+    return {
+        "state_dir": default_state_dir(),
+        "chromium": "",
+        "headless": True,
+        "command_timeout_ms": 30_000,
+        "viewport_width": 1280,
+        "viewport_height": 800,
+        "daemon_start_timeout_s": 20.0,
+    }
+
+
+class Settings:
+    """Everything tunable, immutable. Env names are the field names upper-cased with
+    STEADYHAND_.
+
+    A plain class rather than a dataclass: importing dataclasses costs the CLI's hot path
+    about 9 ms a call.
+    """
+
+    __slots__ = tuple(_KINDS)
+    state_dir: Path
+    chromium: str
+    headless: bool
+    command_timeout_ms: int
+    viewport_width: int
+    viewport_height: int
+    daemon_start_timeout_s: float
+
+    def __init__(self, **values: Any) -> None:
+        unknown = set(values) - set(_KINDS)
+        if unknown:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"unknown setting(s): {', '.join(sorted(unknown))}",
+                "known settings: " + ", ".join(_KINDS),
+            )
+        merged = _defaults() | values
+        for name in _KINDS:
+            object.__setattr__(self, name, _coerce(name, merged[name]))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Settings are immutable; use .replace(...)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _KINDS}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Settings) and self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().items()))
+
+    def __repr__(self) -> str:
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
 
     @property
     def socket_path(self) -> Path:
@@ -55,11 +112,6 @@ class Settings:
         return self.state_dir / "daemon.lock"
 
     @property
-    def browsers_path(self) -> Path:
-        """Where the daemon records the Chromium it launched, so a successor can reap it."""
-        return self.state_dir / "browsers.json"
-
-    @property
     def log_path(self) -> Path:
         return self.state_dir / "daemon.log"
 
@@ -72,7 +124,7 @@ class Settings:
         return self.state_dir / "artifacts"
 
     def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **changes)
+        return Settings(**(self.as_dict() | changes))
 
     @classmethod
     def load(cls, config_file: Path | None = None, **overrides: Any) -> Settings:
@@ -90,23 +142,16 @@ class Settings:
                     f"config file {path} is not valid TOML: {exc}",
                     "fix the file or point STEADYHAND_CONFIG elsewhere",
                 ) from exc
-        for f in fields(cls):
-            env = os.environ.get(ENV_PREFIX + f.name.upper())
+        for name in _KINDS:
+            env = os.environ.get(ENV_PREFIX + name.upper())
             if env is not None and env != "":
-                values[f.name] = env
+                values[name] = env
         values.update({k: v for k, v in overrides.items() if v is not None})
-        unknown = set(values) - {f.name for f in fields(cls)}
-        if unknown:
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"unknown setting(s): {', '.join(sorted(unknown))}",
-                "known settings: " + ", ".join(f.name for f in fields(cls)),
-            )
-        return cls(**{name: _coerce(cls, name, value) for name, value in values.items()})
+        return cls(**values)
 
 
-def _coerce(cls: type[Settings], name: str, value: Any) -> Any:
-    kind = {f.name: f.type for f in fields(cls)}[name]
+def _coerce(name: str, value: Any) -> Any:
+    kind = _KINDS[name]
     try:
         if kind == "Path":
             return Path(value).expanduser()

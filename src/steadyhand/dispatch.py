@@ -147,6 +147,9 @@ def _record(
 
 
 def _track_sessions(runtime: Runtime, before: set[str]) -> None:
+    for name in runtime.engine.drain_lost():
+        runtime.store.set_session_status(name, "crashed")
+        before.discard(name)
     after = {s.name for s in runtime.engine.sessions()}
     for name in after - before:
         runtime.store.set_session_status(name, "live")

@@ -79,7 +79,10 @@ HOT_PATH_PROBE = """
 import sys, json
 from steadyhand.fronts import cli
 code = cli.main(["daemon", "status", "--json"])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("playwright", "pydantic", "greenlet"))
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in (
+    "playwright", "pydantic", "greenlet",  # the engine's
+    "dataclasses", "typing", "subprocess", "tomllib", "asyncio",  # each costs ms per call
+))
 own = sorted(m for m in sys.modules if m.startswith("steadyhand"))
 print(json.dumps({"code": code, "heavy": heavy, "own": own}))
 """

@@ -19,6 +19,7 @@ import pytest
 
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts.rpc_client import process_alive
+from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
@@ -193,3 +194,45 @@ def test_headed_browser_on_a_virtual_display(fresh_daemon: Daemon, site: str) ->
         fresh_daemon.stop()
         server.terminate()
         server.wait(10)
+
+
+def session_status(daemon: Daemon, name: str) -> str:
+    with sqlite3.connect(daemon.settings.store_path) as db:
+        row = db.execute("SELECT status FROM sessions WHERE name = ?", (name,)).fetchone()
+    return str(row[0])
+
+
+def test_a_crashed_browser_is_reported_and_replaced(daemon: Daemon, site: str) -> None:
+    assert daemon.call("open", session="doomed", url=f"{site}/nav-a.html")["title"] == "Page A"
+    assert session_status(daemon, "doomed") == "live"
+    (browser,) = find_owned_browsers(daemon.settings.state_dir)
+    os.killpg(browser.pgid, signal.SIGKILL)
+    assert wait_until(lambda: not process_alive(browser.pid))
+    assert wait_until(lambda: not daemon.call("daemon.status")["browser_running"], 10)
+
+    lost = daemon.fail("snapshot", session="doomed")
+    assert lost.code == "browser_crashed" and "open URL --session doomed" in lost.hint
+    assert session_status(daemon, "doomed") == "crashed"
+
+    again = daemon.call("open", session="doomed", url=f"{site}/nav-b.html")
+    assert again["title"] == "Page B" and again["tab"] == "t1"
+    assert daemon.call("daemon.status")["browser_running"] is True
+    assert session_status(daemon, "doomed") == "live"
+    store = Store(daemon.settings.store_path)
+    outcomes = [(r.command, r.error_code) for r in store.actions("doomed")]
+    store.close()
+    assert outcomes == [("open", None), ("snapshot", "browser_crashed"), ("open", None)]
+
+
+def test_a_state_dir_too_deep_for_a_socket_is_a_clear_error(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "daemon", "status", "--json"],
+        env=dict(os.environ, STEADYHAND_STATE_DIR=str(deep)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "bad_request"
+    assert "STEADYHAND_STATE_DIR" in error["hint"]

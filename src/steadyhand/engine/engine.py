@@ -27,6 +27,9 @@ class Engine:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._sessions: dict[str, Session] = {}
+        self._lost: set[str] = set()  # sessions that died with a crashed browser
+        self._unreported: list[str] = []  # lost, and not yet handed to drain_lost()
+        self._closing = False
         self._lock = asyncio.Lock()
         self.chromium_path = ""
         self.chromium_version = ""
@@ -39,10 +42,6 @@ class Engine:
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
-            if self._browser is not None:
-                # The browser went away under us: its sessions went with it.
-                log.warning("browser disconnected; dropping %d session(s)", len(self._sessions))
-                self._sessions.clear()
             path = find_chromium(self.settings.chromium)
             if not self.settings.headless and not (
                 os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
@@ -67,16 +66,33 @@ class Engine:
                     f"Chromium at {path} failed to start: {str(exc).splitlines()[0]}",
                     "run `chromium --headless --version` to check the binary; see daemon.log",
                 ) from exc
+            self._browser.on("disconnected", self._on_disconnect)
             self.chromium_path = str(path)
             self.chromium_version = self._browser.version
             log.info("launched Chromium %s from %s", self.chromium_version, path)
             return self._browser
 
+    def _on_disconnect(self, browser: Browser) -> None:
+        if self._closing or browser is not self._browser:
+            return
+        # The browser died under us (crash, OOM kill): its sessions went with it.
+        log.warning("browser disconnected; lost session(s): %s", ", ".join(self._sessions))
+        self._lost.update(self._sessions)
+        self._unreported.extend(self._sessions)
+        self._sessions.clear()
+        self._browser = None
+
     async def session(self, name: str, create: bool = False) -> Session:
         """The named session; created on demand when `create`, else `unknown_session`."""
         existing = self._sessions.get(name)
-        if existing is not None and self.browser_running:
+        if existing is not None:
             return existing
+        if name in self._lost and not create:
+            raise SteadyhandError(
+                ErrorCode.BROWSER_CRASHED,
+                f"the browser exited unexpectedly and session {name!r} was lost with it",
+                f"open the page again (`open URL --session {name}`): a new browser starts",
+            )
         if not create:
             known = ", ".join(self._sessions) or "none"
             raise SteadyhandError(
@@ -99,10 +115,16 @@ class Engine:
         )
         session = Session(name, context)
         self._sessions[name] = session
+        self._lost.discard(name)
         return session
 
     def sessions(self) -> list[Session]:
         return list(self._sessions.values())
+
+    def drain_lost(self) -> list[str]:
+        """Sessions lost to a browser crash since the last call (for the store)."""
+        lost, self._unreported = self._unreported, []
+        return lost
 
     async def close_session(self, name: str) -> None:
         session = await self.session(name)
@@ -111,6 +133,7 @@ class Engine:
 
     async def shutdown(self) -> None:
         """Close every session, the browser and the driver; safe to call twice."""
+        self._closing = True
         for session in list(self._sessions.values()):
             try:
                 await asyncio.wait_for(session.close(), 5)

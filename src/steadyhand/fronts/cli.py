@@ -13,11 +13,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
 
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import rpc_client
+
+TYPE_CHECKING = False  # see errors.py
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 SPEC_PATH = Path(__file__).with_name("cli_spec.json")
 NO_AUTOSTART = {"daemon.status", "daemon.stop"}
@@ -262,7 +265,7 @@ def _daemon_start(settings: Settings) -> dict[str, Any]:
     if rpc_client.daemon_pid(settings) is None:
         rpc_client.start_daemon(settings)
     status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
-    if status["headless"] != settings.headless:
+    if status.get("headless", True) != settings.headless:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
             f"the daemon (pid {status['pid']}) is already running "

@@ -12,10 +12,13 @@ import os
 import socket
 import sys
 import time
-from typing import Any
 
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
+
+TYPE_CHECKING = False  # see errors.py
+if TYPE_CHECKING:
+    from typing import Any
 
 _ids = itertools.count(1)
 # Time the client waits past a command's own deadline before giving up on the daemon.
@@ -51,6 +54,13 @@ def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: 
                 f"no daemon listening on {settings.socket_path}",
                 "start it with `steadyhand daemon start` (any command starts it too)",
             ) from exc
+        except OSError as exc:
+            check_socket_path(settings)
+            raise SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"cannot connect to {settings.socket_path}: {exc}",
+                "check the state dir's permissions; `steadyhand daemon status`",
+            ) from exc
         try:
             sock.sendall(json.dumps(message).encode() + b"\n")
             reply = _read_line(sock)
@@ -66,6 +76,22 @@ def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: 
     if "error" in reply:
         raise SteadyhandError.from_rpc_error(reply["error"])
     return reply.get("result")
+
+
+# sockaddr_un holds 108 bytes including the terminating NUL.
+MAX_SOCKET_PATH = 107
+
+
+def check_socket_path(settings: Settings) -> None:
+    """A state dir too deep for a Unix socket gets a clear error instead of an OSError."""
+    length = len(os.fsencode(settings.socket_path))
+    if length > MAX_SOCKET_PATH:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"the socket path {settings.socket_path} is {length} bytes; Unix sockets allow "
+            f"{MAX_SOCKET_PATH}",
+            "set STEADYHAND_STATE_DIR to a shorter directory",
+        )
 
 
 def _read_line(sock: socket.socket) -> dict[str, Any]:
@@ -121,6 +147,7 @@ def start_daemon(settings: Settings) -> int:
     """Start the daemon in the background and wait until it answers; return its pid."""
     import subprocess  # only when starting: it costs the hot path milliseconds
 
+    check_socket_path(settings)
     settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(settings.state_dir, 0o700)
     env = dict(
