@@ -47,6 +47,10 @@ class Call:
         """Keep the param at this dotted path out of logs and the store."""
         self.redactions.add(path)
 
+    def reveal(self, path: str) -> None:
+        """The param at this path proved not secret (e.g. not typed into a password field)."""
+        self.redactions.discard(path)
+
     async def session(self, create: bool = False) -> Session:
         return await self.engine.session(self.session_name, create=create)
 

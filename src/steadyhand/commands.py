@@ -14,10 +14,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_type_hints
+from typing import Any, Literal, TypeVar, get_origin, get_type_hints
 
 from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from steadyhand import __version__
 from steadyhand.actions.resolve import resolve_ref
@@ -63,6 +63,7 @@ class Command:
     doc: str
     touches_page: bool  # writes an action_log row
     creates_session: bool  # may start the session it names
+    sensitive: tuple[str, ...]  # param paths redacted unless the handler proves them harmless
 
 
 COMMANDS: dict[str, Command] = {}
@@ -78,23 +79,39 @@ def command(
         doc = (inspect.getdoc(handler) or "").splitlines()
         if not doc:
             raise TypeError(f"command {name} needs a docstring")
+        params: type[Params] = hints["params"]
         COMMANDS[name] = Command(
             name=name,
-            params=hints["params"],
+            params=params,
             result=hints["return"],
             handler=handler,
             doc=doc[0],
             touches_page=touches_page,
             creates_session=creates_session,
+            sensitive=sensitive_paths(params),
         )
         return handler
 
     return register
 
 
-def positional(description: str, default: Any = ...) -> Any:
-    """A field given on the CLI without a flag, in declaration order."""
-    return Field(default, description=description, json_schema_extra={"positional": True})
+def positional(description: str, default: Any = ..., sensitive: bool = False) -> Any:
+    """A field given on the CLI without a flag, in declaration order.
+
+    `sensitive`: it may carry a secret (text typed into a field), so it is redacted from
+    the log and the store unless the handler shows it went somewhere harmless.
+    """
+    extra: dict[str, JsonValue] = {"positional": True, "sensitive": sensitive}
+    return Field(default, description=description, json_schema_extra=extra)
+
+
+def sensitive_paths(params: type[Params]) -> tuple[str, ...]:
+    paths = []
+    for name, field in params.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if extra.get("sensitive"):
+            paths.append(f"{name}.*" if get_origin(field.annotation) is dict else name)
+    return tuple(paths)
 
 
 def file_path(description: str) -> Any:
@@ -381,7 +398,7 @@ IS_PASSWORD = "e => e instanceof HTMLInputElement && e.type === 'password'"
 
 
 class TypeParams(RefParams):
-    text: str = positional("text to put in the field (replaces what is there)")
+    text: str = positional("text to put in the field (replaces what is there)", sensitive=True)
     submit: bool = Field(False, description="press Enter afterwards")
     slowly: bool = Field(False, description="type key by key instead of filling at once")
 
@@ -391,8 +408,8 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
     """Type text into a field by ref, replacing its value; --submit presses Enter."""
     tab = await call.tab(params.tab)
     locator = await resolve_ref(tab, params.ref)
-    if await locator.evaluate(IS_PASSWORD):
-        call.redact("text")
+    if not await locator.evaluate(IS_PASSWORD):
+        call.reveal("text")
     before = tab.page.url
     if params.slowly:
         await locator.fill("", timeout=call.remaining_ms())
@@ -405,7 +422,7 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
 
 
 class FillParams(TabParams):
-    fields: dict[str, str] = positional("REF=VALUE pairs, one per field")
+    fields: dict[str, str] = positional("REF=VALUE pairs, one per field", sensitive=True)
 
 
 @command("fill")
@@ -415,13 +432,16 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, "fill needs at least one field", "give REF=VALUE pairs"
         )
+    call.reveal("fields.*")
+    for ref in params.fields:
+        call.redact(f"fields.{ref}")  # until its field is known not to be a password
     tab = await call.tab(params.tab)
     # Resolve every ref before typing anything, so a bad ref changes nothing.
     locators = {ref: await resolve_ref(tab, ref) for ref in params.fields}
     before = tab.page.url
     for ref, locator in locators.items():
-        if await locator.evaluate(IS_PASSWORD):
-            call.redact(f"fields.{ref}")
+        if not await locator.evaluate(IS_PASSWORD):
+            call.reveal(f"fields.{ref}")
         await locator.fill(params.fields[ref], timeout=call.remaining_ms())
     return await action_result(tab, "fill", None, before, filled=list(params.fields))
 

@@ -154,7 +154,8 @@ def _coerce(name: str, value: Any) -> Any:
     kind = _KINDS[name]
     try:
         if kind == "Path":
-            return Path(value).expanduser()
+            # Absolute: the daemon runs in another working directory than the CLI.
+            return Path(value).expanduser().absolute()
         if kind == "bool":
             if isinstance(value, bool):
                 return value

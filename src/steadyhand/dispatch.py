@@ -43,7 +43,9 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
     try:
         params = _validate(command, raw)
         timeout_ms = params.timeout_ms or runtime.settings.command_timeout_ms
-        call = Call(runtime, params.session, started + timeout_ms / 1000)
+        call = Call(
+            runtime, params.session, started + timeout_ms / 1000, redactions=set(command.sensitive)
+        )
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
         try:
@@ -138,7 +140,7 @@ def _record(
         session=session,
         tab=call.tab_id if call else None,
         command=command.name,
-        params=redact(params, call.redactions if call else ()),
+        params=redact(params, call.redactions if call else command.sensitive),
         ok=error is None,
         error_code=str(error.code) if error else None,
         error_message=error.message if error else None,

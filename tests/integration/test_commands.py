@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,19 @@ def test_snapshot_depth_limits_the_tree(daemon: Daemon, site: str) -> None:
     shallow = snap(daemon, s, depth=1)
     assert len(shallow) < len(full)
     assert "Place order" in full and "Place order" not in shallow
+
+
+def test_concurrent_first_calls_share_one_session(daemon: Daemon, site: str) -> None:
+    results: list[str] = []
+
+    def open_one() -> None:
+        results.append(daemon.call("open", session="race", url=f"{site}/nav-a.html")["tab"])
+
+    threads = [threading.Thread(target=open_one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    tabs = [t["id"] for t in daemon.call("tabs", session="race")["tabs"]]
+    assert sorted(results) == sorted(tabs) and len(set(tabs)) == 3, (results, tabs)
+    assert [s["name"] for s in daemon.call("sessions")["sessions"]].count("race") == 1

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from steadyhand.snapshot.aria import find_ref
+from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
@@ -200,3 +201,28 @@ def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, sit
     assert "hunter2" not in dump, "no trace of the password anywhere in the database"
     assert "hunter2" not in daemon.settings.log_path.read_text(), "nor in the daemon's log"
     assert statuses[s] == "live"
+
+
+def test_text_that_may_be_a_password_is_redacted_until_proven_harmless(
+    daemon: Daemon, site: str
+) -> None:
+    s = "cautious"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    page = snap(daemon, s)
+    name, pw = find_ref(page, "textbox", "Name"), find_ref(page, "textbox", "Password")
+    daemon.call("type", session=s, ref=name, text="plain words")
+    daemon.fail("type", session=s, ref="e999", text="secret-for-a-missing-ref")
+    daemon.fail("type", session=s, text="secret-without-a-ref")
+    daemon.fail("fill", session=s, fields={pw: "secret-in-fill", "e999": "x"})
+    daemon.call("click", session=s, ref=find_ref(page, "button", "Place order"))
+    after = snap(daemon, s)
+    assert "pwlen=0" in after, "the failed fill typed nothing: its refs are resolved first"
+    store = Store(daemon.settings.store_path)
+    logged = [(r.command, r.params) for r in store.actions(s) if r.command in ("type", "fill")]
+    store.close()
+    assert logged == [
+        ("type", {"ref": name, "text": "plain words"}),
+        ("type", {"ref": "e999", "text": "[redacted]"}),
+        ("type", {"text": "[redacted]"}),
+        ("fill", {"fields": {pw: "[redacted]", "e999": "[redacted]"}}),
+    ]

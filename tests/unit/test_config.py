@@ -43,6 +43,9 @@ def test_state_dir_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     settings = Settings.load()
     assert settings.state_dir == Path.home() / "x"
     assert settings.socket_path == Path.home() / "x" / "daemon.sock"
+    monkeypatch.setenv("STEADYHAND_STATE_DIR", "relative/dir")
+    monkeypatch.chdir(tmp_path)
+    assert Settings.load().state_dir == tmp_path / "relative" / "dir", "made absolute"
 
 
 @pytest.mark.parametrize(

@@ -26,3 +26,8 @@ def test_secret_keys_and_paths_are_redacted_in_a_copy() -> None:
         "token": "",
     }
     assert params["text"] == "typed" and params["fields"]["e7"] == "hidden", "input untouched"
+
+
+def test_wildcard_paths_cover_every_value_of_a_mapping() -> None:
+    out = redact({"fields": {"e1": "a", "e2": "b"}, "ref": "e1"}, ["fields.*"])
+    assert out == {"fields": {"e1": REDACTED, "e2": REDACTED}, "ref": "e1"}

@@ -30,7 +30,8 @@ class Engine:
         self._lost: set[str] = set()  # sessions that died with a crashed browser
         self._unreported: list[str] = []  # lost, and not yet handed to drain_lost()
         self._closing = False
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # one browser launch at a time
+        self._create_lock = asyncio.Lock()  # one session creation at a time
         self.chromium_path = ""
         self.chromium_version = ""
 
@@ -106,17 +107,22 @@ class Engine:
                 f"invalid session name {name!r}",
                 "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
             )
-        browser = await self.browser()
-        context = await browser.new_context(
-            viewport={
-                "width": self.settings.viewport_width,
-                "height": self.settings.viewport_height,
-            }
-        )
-        session = Session(name, context)
-        self._sessions[name] = session
-        self._lost.discard(name)
-        return session
+        async with self._create_lock:
+            # Two first calls on one session name race here; the second finds the first's.
+            existing = self._sessions.get(name)
+            if existing is not None:
+                return existing
+            browser = await self.browser()
+            context = await browser.new_context(
+                viewport={
+                    "width": self.settings.viewport_width,
+                    "height": self.settings.viewport_height,
+                }
+            )
+            session = Session(name, context)
+            self._sessions[name] = session
+            self._lost.discard(name)
+            return session
 
     def sessions(self) -> list[Session]:
         return list(self._sessions.values())

@@ -15,8 +15,8 @@ SECRET_KEY = re.compile(
 def redact(params: dict[str, Any], paths: Iterable[str] = ()) -> dict[str, Any]:
     """A copy of `params` with secret-looking keys and the given dotted paths redacted.
 
-    `paths` name values the handler found to be secret (text typed into a password
-    field), e.g. "text" or "fields.e7".
+    `paths` name values that are or may be secret (text typed into a password field),
+    e.g. "text", "fields.e7", or "fields.*" for every value of a mapping.
     """
     out = _redact_keys(params)
     for path in paths:
@@ -37,7 +37,13 @@ def _redact_keys(value: Any) -> Any:
 
 
 def _redact_path(value: Any, parts: list[str]) -> None:
-    if not parts or not isinstance(value, dict) or parts[0] not in value:
+    if not parts or not isinstance(value, dict):
+        return
+    if parts[0] == "*":
+        for key in value:
+            _redact_path(value, [key, *parts[1:]])
+        return
+    if parts[0] not in value:
         return
     if len(parts) == 1:
         value[parts[0]] = REDACTED
