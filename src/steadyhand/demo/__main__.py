@@ -83,8 +83,9 @@ def main() -> int:
     finally:
         steadyhand("daemon", "stop", expect="any")
         server.shutdown()
-    print(f"\nDone. The welcome page greeted Ada. Screenshot: {path.group(1) if path else '?'}")
     show_action_log(state_dir / "steadyhand.sqlite")
+    print("\nDone: the welcome page greeted Ada on the Pro plan.")
+    print(f"Screenshot: {path.group(1) if path else '(none)'}")
     return 0
 
 
