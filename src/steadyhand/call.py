@@ -33,7 +33,8 @@ class Call:
     session_name: str
     deadline: float  # time.monotonic() after which the command has failed
     tab_id: str | None = None
-    redactions: set[str] = field(default_factory=set)
+    # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
+    redactions: set[tuple[str, ...]] = field(default_factory=set)
 
     @property
     def engine(self) -> Engine:
@@ -43,11 +44,11 @@ class Call:
         """Time left, less a margin so Playwright's own timeout fires before ours."""
         return float(max(1, int((self.deadline - time.monotonic()) * 1000) - 100))
 
-    def redact(self, path: str) -> None:
-        """Keep the param at this dotted path out of logs and the store."""
+    def redact(self, *path: str) -> None:
+        """Keep the param at this path out of logs and the store."""
         self.redactions.add(path)
 
-    def reveal(self, path: str) -> None:
+    def reveal(self, *path: str) -> None:
         """The param at this path proved not secret (e.g. not typed into a password field)."""
         self.redactions.discard(path)
 

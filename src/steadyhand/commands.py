@@ -14,13 +14,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_origin, get_type_hints
+from typing import Any, Literal, TypeVar, get_type_hints
 
+from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from steadyhand import __version__
-from steadyhand.actions.resolve import resolve_ref
+from steadyhand.actions.resolve import element
 from steadyhand.call import Call
 from steadyhand.engine.session import Session, Tab
 from steadyhand.engine.urls import normalize_url
@@ -37,7 +38,11 @@ class Params(BaseModel):
 
     session: str = Field("default", description="session to act in")
     timeout_ms: int | None = Field(
-        None, ge=1, le=600_000, description="deadline for the whole command, in milliseconds"
+        None,
+        ge=1,
+        le=600_000,
+        description="deadline for the whole command, in milliseconds",
+        json_schema_extra={"flag": "timeout"},
     )
 
 
@@ -63,14 +68,15 @@ class Command:
     doc: str
     touches_page: bool  # writes an action_log row
     creates_session: bool  # may start the session it names
-    sensitive: tuple[str, ...]  # param paths redacted unless the handler proves them harmless
+    autostart: bool  # calling it from the CLI starts the daemon when none runs
+    sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
 
 
 COMMANDS: dict[str, Command] = {}
 
 
 def command(
-    name: str, *, touches_page: bool = True, creates_session: bool = False
+    name: str, *, touches_page: bool = True, creates_session: bool = False, autostart: bool = True
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -88,7 +94,8 @@ def command(
             doc=doc[0],
             touches_page=touches_page,
             creates_session=creates_session,
-            sensitive=sensitive_paths(params),
+            autostart=autostart,
+            sensitive=sensitive_fields(params),
         )
         return handler
 
@@ -105,13 +112,13 @@ def positional(description: str, default: Any = ..., sensitive: bool = False) ->
     return Field(default, description=description, json_schema_extra=extra)
 
 
-def sensitive_paths(params: type[Params]) -> tuple[str, ...]:
-    paths = []
-    for name, field in params.model_fields.items():
-        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-        if extra.get("sensitive"):
-            paths.append(f"{name}.*" if get_origin(field.annotation) is dict else name)
-    return tuple(paths)
+def sensitive_fields(params: type[Params]) -> tuple[str, ...]:
+    """Params declared `sensitive`: redacted whole until a handler reveals them."""
+    return tuple(
+        name
+        for name, field in params.model_fields.items()
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("sensitive")
+    )
 
 
 def file_path(description: str) -> Any:
@@ -162,12 +169,25 @@ async def action_result(
     )
 
 
+TITLE_WAIT_S = 1.0
+NOT_RESPONDING = "(not responding)"
+
+
+async def title_or_busy(tab: Tab) -> str:
+    """The tab's title, without letting one hung page stall a listing of many."""
+    try:
+        return await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
+    except (TimeoutError, PlaywrightError):
+        return NOT_RESPONDING
+
+
 async def tab_infos(session: Session) -> list[TabInfo]:
     current = session.current_tab_id
-    # Copy first: a popup may be adopted while we await titles.
+    tabs = list(session.tabs.values())  # a popup may be adopted while we await titles
+    titles = await asyncio.gather(*(title_or_busy(t) for t in tabs))
     return [
-        TabInfo(id=t.id, url=t.page.url, title=await t.page.title(), current=t.id == current)
-        for t in list(session.tabs.values())
+        TabInfo(id=t.id, url=t.page.url, title=title, current=t.id == current)
+        for t, title in zip(tabs, titles, strict=True)
     ]
 
 
@@ -185,7 +205,7 @@ class DaemonStatus(Result):
     sessions: list[str]
 
 
-@command("daemon.status", touches_page=False)
+@command("daemon.status", touches_page=False, autostart=False)
 async def daemon_status(call: Call, params: Params) -> DaemonStatus:
     """Report the daemon's pid, uptime, browser and sessions."""
     rt = call.runtime
@@ -205,7 +225,7 @@ class Stopping(Result):
     stopping: bool
 
 
-@command("daemon.stop", touches_page=False)
+@command("daemon.stop", touches_page=False, autostart=False)
 async def daemon_stop(call: Call, params: Params) -> Stopping:
     """Stop the daemon: close every session and the browser, then exit."""
     call.runtime.stop_requested.set()
@@ -251,8 +271,8 @@ class OpenParams(Params):
     url: str = positional("URL to open")
 
 
-async def goto(call: Call, tab: Tab, raw_url: str) -> NavigationResult:
-    url = normalize_url(raw_url)
+async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
+    """Load an already normalized URL in the tab and wait for its load event."""
     try:
         response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
     except PlaywrightError as exc:
@@ -377,6 +397,20 @@ class RefParams(TabParams):
     ref: str = positional("element ref from a snapshot, e.g. e12")
 
 
+async def act_on_ref(
+    call: Call,
+    params: RefParams,
+    action: str,
+    do: Callable[[ElementHandle], Awaitable[dict[str, Any] | None]],
+) -> ActionResult:
+    """Resolve the ref, act on that very element, report where the tab is afterwards."""
+    tab = await call.tab(params.tab)
+    before = tab.page.url
+    async with element(tab, params.ref) as target:
+        detail = await do(target)
+    return await action_result(tab, action, params.ref, before, **(detail or {}))
+
+
 class ClickParams(RefParams):
     double: bool = Field(False, description="double-click")
     button: Literal["left", "right", "middle"] = Field("left", description="mouse button")
@@ -385,16 +419,29 @@ class ClickParams(RefParams):
 @command("click")
 async def click(call: Call, params: ClickParams) -> ActionResult:
     """Click an element by ref."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    before = tab.page.url
-    await locator.click(
-        button=params.button, click_count=2 if params.double else 1, timeout=call.remaining_ms()
-    )
-    return await action_result(tab, "click", params.ref, before)
+
+    async def do(target: ElementHandle) -> None:
+        clicks = 2 if params.double else 1
+        await target.click(button=params.button, click_count=clicks, timeout=call.remaining_ms())
+
+    return await act_on_ref(call, params, "click", do)
 
 
-IS_PASSWORD = "e => e instanceof HTMLInputElement && e.type === 'password'"
+# True unless the field Playwright will type into (the element, or the control of the
+# <label> it sits in) is known to hold ordinary text. Unknown means "may be a secret".
+MAY_BE_SECRET = """e => {
+  let t = e;
+  const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
+    || x instanceof HTMLSelectElement || x.isContentEditable;
+  if (!editable(t)) t = t.closest('label')?.control ?? t;
+  const ac = (t.getAttribute('autocomplete') || '').toLowerCase();
+  if (ac.includes('password') || ac.includes('one-time-code')) return true;
+  if (t instanceof HTMLTextAreaElement || (t.isContentEditable && !(t instanceof HTMLInputElement)))
+    return false;
+  if (t instanceof HTMLInputElement)
+    return !['text', 'search', 'email', 'url', 'tel', 'number'].includes(t.type);
+  return true;
+}"""
 
 
 class TypeParams(RefParams):
@@ -406,19 +453,20 @@ class TypeParams(RefParams):
 @command("type")
 async def type_(call: Call, params: TypeParams) -> ActionResult:
     """Type text into a field by ref, replacing its value; --submit presses Enter."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    if not await locator.evaluate(IS_PASSWORD):
-        call.reveal("text")
-    before = tab.page.url
-    if params.slowly:
-        await locator.fill("", timeout=call.remaining_ms())
-        await locator.press_sequentially(params.text, delay=30, timeout=call.remaining_ms())
-    else:
-        await locator.fill(params.text, timeout=call.remaining_ms())
-    if params.submit:
-        await locator.press("Enter", timeout=call.remaining_ms())
-    return await action_result(tab, "type", params.ref, before, submitted=params.submit)
+
+    async def do(target: ElementHandle) -> dict[str, Any]:
+        if not await target.evaluate(MAY_BE_SECRET):
+            call.reveal("text")
+        if params.slowly:
+            await target.fill("", timeout=call.remaining_ms())
+            await target.type(params.text, delay=30, timeout=call.remaining_ms())
+        else:
+            await target.fill(params.text, timeout=call.remaining_ms())
+        if params.submit:
+            await target.press("Enter", timeout=call.remaining_ms())
+        return {"submitted": params.submit}
+
+    return await act_on_ref(call, params, "type", do)
 
 
 class FillParams(TabParams):
@@ -432,17 +480,18 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, "fill needs at least one field", "give REF=VALUE pairs"
         )
-    call.reveal("fields.*")
+    call.reveal("fields")
     for ref in params.fields:
-        call.redact(f"fields.{ref}")  # until its field is known not to be a password
+        call.redact("fields", ref)  # until its field is known to hold ordinary text
     tab = await call.tab(params.tab)
-    # Resolve every ref before typing anything, so a bad ref changes nothing.
-    locators = {ref: await resolve_ref(tab, ref) for ref in params.fields}
     before = tab.page.url
-    for ref, locator in locators.items():
-        if not await locator.evaluate(IS_PASSWORD):
-            call.reveal(f"fields.{ref}")
-        await locator.fill(params.fields[ref], timeout=call.remaining_ms())
+    async with contextlib.AsyncExitStack() as stack:
+        # Resolve every ref before typing anything, so a bad ref changes nothing.
+        targets = {ref: await stack.enter_async_context(element(tab, ref)) for ref in params.fields}
+        for ref, target in targets.items():
+            if not await target.evaluate(MAY_BE_SECRET):
+                call.reveal("fields", ref)
+            await target.fill(params.fields[ref], timeout=call.remaining_ms())
     return await action_result(tab, "fill", None, before, filled=list(params.fields))
 
 
@@ -458,11 +507,11 @@ async def press(call: Call, params: PressParams) -> ActionResult:
     before = tab.page.url
     try:
         if params.ref:
-            locator = await resolve_ref(tab, params.ref)
-            await locator.press(params.key, timeout=call.remaining_ms())
+            async with element(tab, params.ref) as target:
+                await target.press(params.key, timeout=call.remaining_ms())
         else:
             await tab.page.keyboard.press(params.key)
-    except Exception as exc:
+    except PlaywrightError as exc:
         if "Unknown key" in str(exc):
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
@@ -477,44 +526,67 @@ class SelectParams(RefParams):
     values: list[str] = positional("option value(s) or label(s) to select")
 
 
+# For a <select>: which wanted values match no option's value or label, and the labels.
+SELECT_CHECK = """(e, wanted) => {
+  const s = e instanceof HTMLSelectElement ? e : e.closest('label')?.control;
+  if (!(s instanceof HTMLSelectElement)) return null;
+  const opts = Array.from(s.options, o => [o.value, o.label]);
+  return {
+    missing: wanted.filter(w => !opts.some(([v, l]) => v === w || l === w)),
+    labels: opts.map(o => o[1]),
+  };
+}"""
+
+
 @command("select")
 async def select(call: Call, params: SelectParams) -> ActionResult:
     """Select option(s) in a <select> by value or label."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    before = tab.page.url
-    selected = await locator.select_option(params.values, timeout=call.remaining_ms())
-    return await action_result(tab, "select", params.ref, before, selected=selected)
+
+    async def do(target: ElementHandle) -> dict[str, Any]:
+        check = await target.evaluate(SELECT_CHECK, params.values)
+        if check and check["missing"]:
+            shown = ", ".join(repr(label) for label in check["labels"][:30])
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"no option {', '.join(map(repr, check['missing']))} in {params.ref}",
+                f"options (by label): {shown}",
+            )
+        selected = await target.select_option(params.values, timeout=call.remaining_ms())
+        return {"selected": selected}
+
+    return await act_on_ref(call, params, "select", do)
 
 
 @command("check")
 async def check(call: Call, params: RefParams) -> ActionResult:
     """Check a checkbox or radio button by ref."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    before = tab.page.url
-    await locator.check(timeout=call.remaining_ms())
-    return await action_result(tab, "check", params.ref, before, checked=True)
+
+    async def do(target: ElementHandle) -> dict[str, Any]:
+        await target.check(timeout=call.remaining_ms())
+        return {"checked": True}
+
+    return await act_on_ref(call, params, "check", do)
 
 
 @command("uncheck")
 async def uncheck(call: Call, params: RefParams) -> ActionResult:
     """Uncheck a checkbox by ref."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    before = tab.page.url
-    await locator.uncheck(timeout=call.remaining_ms())
-    return await action_result(tab, "uncheck", params.ref, before, checked=False)
+
+    async def do(target: ElementHandle) -> dict[str, Any]:
+        await target.uncheck(timeout=call.remaining_ms())
+        return {"checked": False}
+
+    return await act_on_ref(call, params, "uncheck", do)
 
 
 @command("hover")
 async def hover(call: Call, params: RefParams) -> ActionResult:
     """Move the mouse over an element by ref."""
-    tab = await call.tab(params.tab)
-    locator = await resolve_ref(tab, params.ref)
-    before = tab.page.url
-    await locator.hover(timeout=call.remaining_ms())
-    return await action_result(tab, "hover", params.ref, before)
+
+    async def do(target: ElementHandle) -> None:
+        await target.hover(timeout=call.remaining_ms())
+
+    return await act_on_ref(call, params, "hover", do)
 
 
 # ---------------------------------------------------------------- screenshots
@@ -548,8 +620,8 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
         path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-{tab.id}.png"
     await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
     if params.ref:
-        locator = await resolve_ref(tab, params.ref)
-        png = await locator.screenshot(path=path, timeout=call.remaining_ms())
+        async with element(tab, params.ref) as target:
+            png = await target.screenshot(path=path, timeout=call.remaining_ms())
     else:
         png = await tab.page.screenshot(
             path=path, full_page=params.full_page, timeout=call.remaining_ms()

@@ -26,6 +26,34 @@ def default_state_dir() -> Path:
     return Path(state_home) / "steadyhand"
 
 
+def ensure_private_dir(path: Path) -> None:
+    """Create `path` as 0700, or check that an existing one is the user's own and private.
+
+    Never chmods a directory it did not create: pointed at /tmp or $HOME by mistake, it
+    refuses instead of locking everyone else out.
+    """
+    try:
+        path.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        info = path.stat()
+        problem = ""
+        if not path.is_dir():
+            problem = "is not a directory"
+        elif info.st_uid != os.geteuid():
+            problem = "belongs to another user"
+        elif info.st_mode & 0o077:
+            problem = f"is open to other users (mode {info.st_mode & 0o7777:o})"
+        if problem:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"the state dir {path} {problem}",
+                "point STEADYHAND_STATE_DIR at a directory of your own with mode 0700 "
+                "(or one that does not exist yet)",
+            ) from None
+    else:
+        path.chmod(0o700)  # mkdir's mode passed through the umask
+
+
 def default_config_file() -> Path:
     config_home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(config_home) / "steadyhand" / "config.toml"

@@ -17,7 +17,7 @@ import time
 from typing import IO
 
 from steadyhand.call import Runtime
-from steadyhand.config import Settings
+from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
@@ -31,8 +31,7 @@ ALREADY_RUNNING = 3
 
 def prepare_state_dir(settings: Settings) -> None:
     os.umask(0o077)  # every file and the socket the daemon creates is private to the user
-    settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(settings.state_dir, 0o700)
+    ensure_private_dir(settings.state_dir)
 
 
 def acquire_lock(settings: Settings) -> IO[str] | None:
@@ -69,8 +68,11 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
 
 async def serve(settings: Settings) -> None:
     store = Store(settings.store_path)
+    # Sessions a killed predecessor left "live" died with it (checkpoints come later).
+    store.retire_sessions("live", "lost")
     runtime = Runtime(settings=settings, engine=Engine(settings), store=store)
-    server = await rpc.serve(runtime, settings.socket_path)
+    server = rpc.RpcServer(runtime)
+    await server.start(settings.socket_path)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runtime.stop_requested.set)
@@ -79,7 +81,7 @@ async def serve(settings: Settings) -> None:
         await runtime.stop_requested.wait()
         log.info("stopping")
     finally:
-        server.close()
+        await server.close()
         settings.socket_path.unlink(missing_ok=True)
         names = [s.name for s in runtime.engine.sessions()]
         await runtime.engine.shutdown()
@@ -96,10 +98,10 @@ def main() -> int:
     )
     try:
         settings = Settings.load()
+        prepare_state_dir(settings)
     except SteadyhandError as exc:
         log.error("%s", exc)
         return 2
-    prepare_state_dir(settings)
     lock = acquire_lock(settings)
     if lock is None:
         log.info("another daemon holds %s; exiting", settings.lock_path)

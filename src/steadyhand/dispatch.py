@@ -43,9 +43,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
     try:
         params = _validate(command, raw)
         timeout_ms = params.timeout_ms or runtime.settings.command_timeout_ms
-        call = Call(
-            runtime, params.session, started + timeout_ms / 1000, redactions=set(command.sensitive)
-        )
+        call = Call(runtime, params.session, started + timeout_ms / 1000, redactions=whole(command))
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
         try:
@@ -54,24 +52,26 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             raise SteadyhandError(
                 ErrorCode.TIMEOUT,
                 f"{command.name} did not finish within its {timeout_ms} ms deadline",
-                "the page may be busy or hung; the session is still usable: take a snapshot, "
-                "or raise --timeout",
+                "the page may be busy or hung; the daemon and other tabs are unaffected: "
+                "take a snapshot, close the tab, or raise --timeout",
             ) from exc
         data = result.model_dump(mode="json")
     except SteadyhandError as exc:
-        _record(
+        await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=exc
         )
         raise
     except Exception as exc:
-        error = translate(exc)
-        _record(
+        error = translate(exc, runtime.engine.browser_running)
+        await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
         )
         raise error from exc
     finally:
-        _track_sessions(runtime, sessions_before)
-    _record(runtime, command, raw=raw, call=call, session=session_name, started=started, error=None)
+        await asyncio.to_thread(_track_sessions, runtime, sessions_before)
+    await _record(
+        runtime, command, raw=raw, call=call, session=session_name, started=started, error=None
+    )
     return data
 
 
@@ -91,7 +91,7 @@ def _validate(command: Command, raw: dict[str, Any]) -> Any:
         ) from exc
 
 
-def translate(exc: BaseException) -> SteadyhandError:
+def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandError:
     """Map a Playwright (or unexpected) failure onto the taxonomy."""
     text = str(exc)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
@@ -101,29 +101,52 @@ def translate(exc: BaseException) -> SteadyhandError:
             first,
             "the element may be hidden, covered or disabled; take a new snapshot to see why",
         )
-    if isinstance(exc, PlaywrightError):
-        if "net::ERR_" in text or "NS_ERROR" in text:
+    if not isinstance(exc, PlaywrightError):
+        log.exception("internal error", exc_info=exc)
+        return SteadyhandError(
+            ErrorCode.INTERNAL,
+            f"{type(exc).__name__}: {first}",
+            "see the daemon log; please report",
+        )
+    if "not attached to the DOM" in text:
+        return SteadyhandError(
+            ErrorCode.STALE_REF,
+            "the element was removed or re-rendered while the action waited for it",
+            "take a new snapshot and use a ref from it",
+        )
+    if "net::ERR_" in text:
+        return SteadyhandError(
+            ErrorCode.NAVIGATION_FAILED, first, "check the URL and that the server is up"
+        )
+    if "Execution context was destroyed" in text or "navigat" in first.lower():
+        return SteadyhandError(
+            ErrorCode.NAVIGATION_FAILED,
+            f"the page navigated while the command ran: {first}",
+            "wait for the page to settle, then take a new snapshot",
+        )
+    if any(word in text for word in ("has been closed", "Target closed", "has been detached")):
+        if browser_running:
             return SteadyhandError(
-                ErrorCode.NAVIGATION_FAILED,
-                first,
-                "check the URL and that the server is up",
-            )
-        if "has been closed" in text or "Target closed" in text:
-            return SteadyhandError(
-                ErrorCode.BROWSER_CRASHED,
-                first,
-                "the tab or browser went away; list tabs with `tabs` or open the page again",
+                ErrorCode.ACTION_FAILED,
+                f"the tab, frame or session was closed while the command ran: {first}",
+                "list what is open with `tabs` or `sessions`",
             )
         return SteadyhandError(
-            ErrorCode.ACTION_FAILED, first, "take a new snapshot and check the element's state"
+            ErrorCode.BROWSER_CRASHED,
+            first,
+            "the browser went away; open the page again and a new browser starts",
         )
-    log.exception("internal error", exc_info=exc)
     return SteadyhandError(
-        ErrorCode.INTERNAL, f"{type(exc).__name__}: {first}", "see the daemon log; please report"
+        ErrorCode.ACTION_FAILED, first, "take a new snapshot and check the element's state"
     )
 
 
-def _record(
+def whole(command: Command) -> set[tuple[str, ...]]:
+    """Every sensitive param redacted in full: the state before a handler looks closer."""
+    return {(name,) for name in command.sensitive}
+
+
+async def _record(
     runtime: Runtime,
     command: Command,
     *,
@@ -136,11 +159,12 @@ def _record(
     if not command.touches_page:
         return
     params = {k: v for k, v in raw.items() if k != "session"}
-    runtime.store.log_action(
+    await asyncio.to_thread(
+        runtime.store.log_action,
         session=session,
         tab=call.tab_id if call else None,
         command=command.name,
-        params=redact(params, call.redactions if call else command.sensitive),
+        params=redact(params, call.redactions if call else whole(command)),
         ok=error is None,
         error_code=str(error.code) if error else None,
         error_message=error.message if error else None,

@@ -19,6 +19,7 @@ import pytest
 
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts.rpc_client import process_alive
+from steadyhand.snapshot.aria import find_ref
 from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon
 
@@ -123,6 +124,7 @@ def test_next_start_reaps_chromium_left_by_a_killed_daemon(fresh_daemon: Daemon,
 
     assert d.cli("daemon", "start").rc == 0
     assert wait_until(lambda: not (ours & chromium_pids()), 10), "the new daemon reaped it"
+    assert session_status(d, "default") == "lost", "the killed daemon's session is not live"
     assert find_owned_browsers(d.settings.state_dir) == []
     assert "reaped 1 Chromium process group" in d.settings.log_path.read_text()
     reopened = d.cli("open", f"{site}/nav-b.html", "--json")
@@ -168,11 +170,17 @@ def test_headed_browser_on_a_virtual_display(fresh_daemon: Daemon, site: str) ->
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.skip("Xvfb is not installed (make test installs it when run as root)")
-    display = f":{90 + os.getpid() % 100}"
-    server = subprocess.Popen([xvfb, display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+    )
+    os.close(write_end)
     try:
-        env = dict(fresh_daemon.env, DISPLAY=display)
-        time.sleep(0.5)
+        with os.fdopen(read_end) as ready:
+            number = ready.readline().strip()  # Xvfb writes its display once it accepts
+        assert number.isdigit(), "Xvfb did not start"
+        env = dict(fresh_daemon.env, DISPLAY=f":{number}")
         started = subprocess.run(
             [sys.executable, "-m", "steadyhand", "daemon", "start", "--headed"],
             env=env,
@@ -236,3 +244,63 @@ def test_a_state_dir_too_deep_for_a_socket_is_a_clear_error(tmp_path: Path) -> N
     error = json.loads(done.stdout)["error"]
     assert done.returncode == 2 and error["code"] == "bad_request"
     assert "STEADYHAND_STATE_DIR" in error["hint"]
+
+
+def test_a_stale_pid_file_does_not_block_a_start(fresh_daemon: Daemon) -> None:
+    d = fresh_daemon
+    d.settings.pid_path.write_text("1\n")  # a live pid that is not our daemon
+    assert d.pid() is None, "no daemon holds the lock, whatever the pid file says"
+    started = d.cli("daemon", "start", "--json")
+    assert started.rc == 0, started.err
+    assert started.json["result"]["pid"] == d.pid() != 1
+    stopped = d.cli("daemon", "stop")
+    assert stopped.rc == 0
+    again = d.cli("daemon", "stop", "--json")
+    assert again.rc == 0 and again.json["result"]["stopping"] is False, "stop is idempotent"
+
+
+def test_a_state_dir_open_to_others_is_refused_and_left_alone(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "daemon", "start", "--json"],
+        env=dict(os.environ, STEADYHAND_STATE_DIR=str(shared)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and "open to other users" in error["message"]
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777, "the mode was not changed"
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "daemon", "start", "--json"],
+        env=dict(os.environ, STEADYHAND_STATE_DIR=str(not_a_dir)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "not a directory" in json.loads(done.stdout)["error"]["message"]
+
+
+def test_secrets_typed_from_stdin_stay_out_of_argv_and_the_log(daemon: Daemon, site: str) -> None:
+    assert daemon.cli("open", f"{site}/form.html", "--session", "stdin").rc == 0
+    page = daemon.cli("snapshot", "--session", "stdin", "--json").json["result"]["snapshot"]
+    pw = find_ref(page, "textbox", "Password")
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "type", pw, "--stdin", "--session", "stdin"],
+        input="from-stdin-secret\n",
+        env=daemon.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    daemon.cli("click", find_ref(page, "button", "Place order"), "--session", "stdin")
+    assert "pwlen=17" in daemon.cli("snapshot", "--session", "stdin").out
+    store = Store(daemon.settings.store_path)
+    typed = [r.params for r in store.actions("stdin") if r.command == "type"]
+    store.close()
+    assert typed == [{"ref": pw, "text": "[redacted]"}]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
+import threading
 import time
 
 import pytest
 
+from steadyhand.errors import SteadyhandError
 from steadyhand.snapshot.aria import find_ref
 from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon
@@ -161,11 +163,21 @@ def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: 
     s = "wedged"
     daemon.call("open", session=s, url=f"{site}/wedge.html")
     daemon.call("click", session=s, ref=find_ref(snap(daemon, s), "button", "Hang forever"))
-    time.sleep(0.6)  # the page starts spinning 300 ms after the click returned
-    err = daemon.fail("snapshot", session=s, timeout_ms=1500)
-    assert err.code == "timeout" and "session is still usable" in err.hint
-    # The daemon and other sessions go on while that page spins.
+    # The page starts spinning 300 ms after the click returned: wait for it to stop answering.
+    err: SteadyhandError | None = None
+    for _ in range(50):
+        try:
+            daemon.call("snapshot", session=s, timeout_ms=1000)
+        except SteadyhandError as exc:
+            err = exc
+            break
+        time.sleep(0.1)
+    assert err is not None and err.code == "timeout" and "unaffected" in err.hint
+    # The daemon and other sessions go on while that page spins; listings stay quick.
     assert s in daemon.call("daemon.status")["sessions"]
+    listed = {x["name"]: x for x in daemon.call("sessions", timeout_ms=5000)["sessions"]}
+    assert listed[s]["tabs"][0]["title"] == "(not responding)"
+    assert daemon.call("tabs", session=s, timeout_ms=5000)["tabs"][0]["id"] == "t1"
     daemon.call("open", session="healthy", url=f"{site}/nav-a.html")
     assert "Page A" in snap(daemon, "healthy")
     # The wedged session itself recovers: close the spinning tab, open another.
@@ -226,3 +238,81 @@ def test_text_that_may_be_a_password_is_redacted_until_proven_harmless(
         ("type", {"text": "[redacted]"}),
         ("fill", {"fields": {pw: "[redacted]", "e999": "[redacted]"}}),
     ]
+
+
+def test_a_label_around_an_icon_still_counts_as_the_password_field(
+    daemon: Daemon, site: str
+) -> None:
+    s = "label-secret"
+    daemon.call("open", session=s, url=f"{site}/secrets.html")
+    page = snap(daemon, s)
+    icon = find_ref(page, "img", "key icon")
+    notes = find_ref(page, "textbox", "Notes")
+    otp = find_ref(page, "textbox", "One-time code")
+    shadow = find_ref(page, "textbox", "Shadow PIN")
+    daemon.call("type", session=s, ref=icon, text="via-label  and\tspaces ")
+    daemon.call("type", session=s, ref=shadow, text="4321-shadow")
+    daemon.call("fill", session=s, fields={notes: "plain notes", otp: "998877"})
+    daemon.call("click", session=s, ref=find_ref(page, "button", "Report"))
+    after = snap(daemon, s)
+    assert "pw=22 shadow=11" in after, "the label led the typing into the password field"
+    for secret in ("via-label", "4321-shadow"):
+        assert secret not in after, f"{secret} shown in a snapshot"
+    assert "plain notes" in after
+    store = Store(daemon.settings.store_path)
+    logged = [r.params for r in store.actions(s) if r.command in ("type", "fill")]
+    store.close()
+    assert logged == [
+        {"ref": icon, "text": "[redacted]"},
+        {"ref": shadow, "text": "[redacted]"},
+        {"fields": {notes: "plain notes", otp: "[redacted]"}},
+    ]
+
+
+def test_an_element_replaced_mid_action_is_stale_never_a_long_wait(
+    daemon: Daemon, site: str
+) -> None:
+    s = "churn"
+    daemon.call("open", session=s, url=f"{site}/churn.html")
+    outcomes = []
+    for _ in range(15):
+        ref = find_ref(snap(daemon, s), "button", "Moving target")
+        try:
+            daemon.call("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
+            outcomes.append("ok")
+        except SteadyhandError as exc:
+            outcomes.append(exc.code)
+    # A timeout here would mean waiting out a 60 s deadline for an element that is gone.
+    assert set(outcomes) <= {"ok", "stale_ref"}, outcomes
+    assert "stale_ref" in outcomes, "the page re-renders faster than a snapshot-then-click"
+
+
+def test_select_of_a_missing_option_is_refused_with_the_choices(daemon: Daemon, site: str) -> None:
+    s = "no-option"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    size = find_ref(snap(daemon, s), "combobox", "Size")
+    err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout_ms=PATIENT_MS)
+    assert err.code == "bad_request" and "'Huge'" in err.message
+    assert "'Small', 'Medium', 'Large'" in err.hint
+
+
+def test_a_tab_closed_under_a_running_action_is_not_a_browser_crash(
+    daemon: Daemon, site: str
+) -> None:
+    s = "closed-under"
+    daemon.call("open", session=s, url=f"{site}/slow.html")
+    button = find_ref(snap(daemon, s), "button", "Never enabled")
+    errors: list[SteadyhandError] = []
+
+    def click() -> None:
+        errors.append(daemon.fail("click", session=s, ref=button, timeout_ms=PATIENT_MS))
+
+    worker = threading.Thread(target=click)
+    worker.start()
+    time.sleep(0.5)  # let the click start waiting for the button to become enabled
+    daemon.call("tab.close", session=s, tab="t1")
+    worker.join(30)
+    assert not worker.is_alive()
+    (err,) = errors
+    assert err.code == "action_failed" and "closed while the command ran" in err.message
+    assert daemon.call("daemon.status")["browser_running"] is True

@@ -50,3 +50,12 @@ def test_mask_values_hides_only_textbox_values_that_are_secrets() -> None:
     quoted = mask_values('- textbox "P" [ref=e3]: "a: b"', {"a: b"})
     assert quoted.endswith(MASK)
     assert mask_values(text, set()) == text
+
+
+def test_mask_values_matches_the_snapshots_whitespace_folding() -> None:
+    text = '- textbox "P" [ref=e3]: a b\n- textbox "Q" [ref=e4]: "x: y"'
+    masked = mask_values(text, {" a\tb  ", "x:   y"})
+    assert masked.splitlines() == [
+        f'- textbox "P" [ref=e3]: {MASK}',
+        f'- textbox "Q" [ref=e4]: {MASK}',
+    ]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 
 import pytest
 
@@ -16,7 +17,8 @@ def test_committed_spec_matches_the_command_table() -> None:
 
 
 def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
-    parser = cli.build_parser(cli.load_spec())
+    spec = cli.load_spec()
+    parser = cli.build_parser(spec, spec["commands"])
     for name, command in COMMANDS.items():
         assert command.doc and not command.doc.endswith(" "), name
         required = [
@@ -29,10 +31,11 @@ def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, object]]:
-    commands = cli.load_spec()
-    args: argparse.Namespace = cli.build_parser(commands).parse_args(argv)
-    spec = next(c for c in commands if c["name"] == args.command_name)
-    return args.command_name, cli.params_from_args(spec, args)
+    spec = cli.load_spec()
+    parser = cli.build_parser(spec, cli.relevant_commands(spec, argv))
+    args: argparse.Namespace = parser.parse_args(argv)
+    command = next(c for c in spec["commands"] if c["name"] == args.command_name)
+    return args.command_name, cli.params_from_args(spec, command, args)
 
 
 def test_argv_becomes_typed_params() -> None:
@@ -60,3 +63,27 @@ def test_bad_argv_is_a_bad_request(argv: list[str]) -> None:
     with pytest.raises(SteadyhandError) as info:
         parse(argv)
     assert info.value.code == "bad_request" and "usage:" in info.value.hint
+
+
+def test_secrets_can_come_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("pass word\n"))
+    assert parse(["type", "e3", "--stdin"])[1] == {"ref": "e3", "text": "pass word"}
+    monkeypatch.setattr("sys.stdin", io.StringIO("e1=alice\ne2=s3cret=x\n"))
+    assert parse(["fill", "--stdin"])[1] == {"fields": {"e1": "alice", "e2": "s3cret=x"}}
+    for argv in (["type", "e3"], ["fill"], ["type", "e3", "both", "--stdin"]):
+        monkeypatch.setattr("sys.stdin", io.StringIO("x"))
+        with pytest.raises(SteadyhandError) as info:
+            parse(argv)
+        assert info.value.code == "bad_request", argv
+
+
+def test_global_options_and_autostart_come_from_the_table() -> None:
+    spec = cli.load_spec()
+    assert [(g["name"], g["flag"]) for g in spec["globals"]] == [
+        ("session", "--session"),
+        ("timeout_ms", "--timeout"),
+    ]
+    autostart = {c["name"]: c["autostart"] for c in spec["commands"]}
+    assert autostart["daemon.status"] is False and autostart["click"] is True
+    assert cli.relevant_commands(spec, ["--session", "tab", "click", "e1"])[0]["name"] == "click"
+    assert len(cli.relevant_commands(spec, ["--help"])) == len(spec["commands"])

@@ -15,7 +15,7 @@ def test_secret_keys_and_paths_are_redacted_in_a_copy() -> None:
         "fields": {"e5": "visible", "e7": "hidden"},
         "token": "",
     }
-    out = redact(params, ["text", "fields.e7", "no.such.path"])
+    out = redact(params, [("text",), ("fields", "e7"), ("no", "such", "path")])
     assert out == {
         "ref": "e3",
         "text": REDACTED,
@@ -28,6 +28,8 @@ def test_secret_keys_and_paths_are_redacted_in_a_copy() -> None:
     assert params["text"] == "typed" and params["fields"]["e7"] == "hidden", "input untouched"
 
 
-def test_wildcard_paths_cover_every_value_of_a_mapping() -> None:
-    out = redact({"fields": {"e1": "a", "e2": "b"}, "ref": "e1"}, ["fields.*"])
-    assert out == {"fields": {"e1": REDACTED, "e2": REDACTED}, "ref": "e1"}
+def test_paths_are_tuples_so_keys_may_contain_dots() -> None:
+    out = redact({"fields": {"e5.": "secret", "e5": "plain"}}, [("fields", "e5.")])
+    assert out == {"fields": {"e5.": REDACTED, "e5": "plain"}}
+    whole = redact({"fields": ["not", "a", "dict"]}, [("fields",)])
+    assert whole == {"fields": REDACTED}

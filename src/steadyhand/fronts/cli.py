@@ -23,27 +23,8 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 SPEC_PATH = Path(__file__).with_name("cli_spec.json")
-NO_AUTOSTART = {"daemon.status", "daemon.stop"}
-# Commands of the CLI itself (they run before there is a daemon to ask), in the spec's shape.
-CLI_ONLY: list[dict[str, Any]] = [
-    {
-        "name": "daemon.start",
-        "doc": "Start the daemon in the background (if it is not running).",
-        "params": [
-            {
-                "name": "headed",
-                "type": "bool",
-                "positional": False,
-                "required": False,
-                "default": False,
-                "choices": None,
-                "file_path": False,
-                "help": "show browser windows (needs a display, e.g. Xvfb)",
-                "optional": False,
-            }
-        ],
-    }
-]
+STOP_WAIT_S = 30.0
+Spec = dict[str, "Any"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,44 +34,41 @@ class Parser(argparse.ArgumentParser):
         raise SteadyhandError(ErrorCode.BAD_REQUEST, message, self.format_usage().strip())
 
 
-def load_spec() -> list[dict[str, Any]]:
-    """The command table's shapes (from cli_spec.json) plus the CLI's own commands."""
-    commands: list[dict[str, Any]] = json.loads(SPEC_PATH.read_text())["commands"]
-    return commands + CLI_ONLY
+def load_spec() -> Spec:
+    """Global options and commands, as generated from the command table."""
+    spec: Spec = json.loads(SPEC_PATH.read_text())
+    return spec
 
 
-GLOBAL_WITH_VALUE = {"--session", "--timeout"}
-
-
-def relevant_commands(commands: list[dict[str, Any]], argv: list[str]) -> list[dict[str, Any]]:
+def relevant_commands(spec: Spec, argv: list[str]) -> list[Spec]:
     """Only the commands argv can mean, so the parser is built for one, not for all.
 
     Building every subparser costs several milliseconds a call; help and unknown commands
     still get the whole list.
     """
+    commands: list[Spec] = spec["commands"]
+    with_value = {g["flag"] for g in spec["globals"] if g["type"] != "bool"}
     words = iter(argv)
     for word in words:
-        if word in GLOBAL_WITH_VALUE:
+        if word in with_value:
             next(words, None)
-        elif word.startswith("-"):
-            if word in ("-h", "--help"):
-                return commands
-        else:
-            chosen = [c for c in commands if c["name"].split(".")[0] == word]
-            return chosen or commands
+        elif word in ("-h", "--help"):
+            return commands
+        elif not word.startswith("-"):
+            return [c for c in commands if c["name"].split(".")[0] == word] or commands
     return commands
 
 
-def build_parser(commands: list[dict[str, Any]]) -> Parser:
+def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
     common = Parser(add_help=False)
-    _global_options(common, argparse.SUPPRESS)
+    _global_options(common, spec["globals"], argparse.SUPPRESS)
     parser = Parser(
         prog="steadyhand",
         description="Reliable hands for AI agents: snapshot -> ref -> act on Chromium.",
         epilog="Exit codes: 0 ok, 2 bad input, 3 ref/element problem (snapshot again), "
         "4 timeout or navigation, 5 browser, 6 daemon, 7 policy, 1 internal.",
     )
-    _global_options(parser, None)
+    _global_options(parser, spec["globals"], None)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for command in commands:
@@ -109,20 +87,35 @@ def build_parser(commands: list[dict[str, Any]]) -> Parser:
         sub.set_defaults(command_name=command["name"])
         for param in command["params"]:
             _add_param(sub, param)
+        secret = [p for p in command["params"] if p["sensitive"] and p["positional"]]
+        if secret:
+            sub.add_argument(
+                "--stdin",
+                action="store_true",
+                help=f"read {secret[0]['name'].upper()} from standard input"
+                + (" (REF=VALUE lines)" if secret[0]["type"] == "map" else "")
+                + ": keeps secrets out of `ps` and shell history",
+            )
     return parser
 
 
-def _global_options(parser: argparse.ArgumentParser, default: Any) -> None:
-    parser.add_argument("--session", default=default, help="session name (default: default)")
+def _global_options(parser: argparse.ArgumentParser, options: list[Spec], default: Any) -> None:
+    """The params every command shares, plus --json; also accepted after the command."""
+    for option in options:
+        parser.add_argument(
+            option["flag"],
+            dest=option["name"],
+            type=int if option["type"] == "int" else str,
+            default=default,
+            metavar="MS" if option["name"] == "timeout_ms" else option["name"].upper(),
+            help=option["help"],
+        )
     parser.add_argument(
         "--json", action="store_true", default=default or False, help="print JSON for machines"
     )
-    parser.add_argument(
-        "--timeout", type=int, default=default, metavar="MS", help="command deadline in ms"
-    )
 
 
-def _add_param(parser: argparse.ArgumentParser, param: dict[str, Any]) -> None:
+def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
     kind, name = param["type"], param["name"]
     kwargs: dict[str, Any] = {"help": param["help"]}
     if param["choices"]:
@@ -130,26 +123,42 @@ def _add_param(parser: argparse.ArgumentParser, param: dict[str, Any]) -> None:
     if kind in ("int", "float"):
         kwargs["type"] = int if kind == "int" else float
     if param["positional"]:
+        # A sensitive value may come from --stdin instead, so argparse must not insist.
+        required = param["required"] and not param["sensitive"]
         if kind in ("list", "map"):
-            kwargs["nargs"] = "+" if param["required"] else "*"
-        elif not param["required"]:
+            kwargs["nargs"] = "+" if required else "*"
+        elif not required:
             kwargs["nargs"] = "?"
         kwargs["metavar"] = name.upper()
         parser.add_argument(name, **kwargs)
         return
-    flag = "--" + name.replace("_", "-")
     if kind == "bool":
-        parser.add_argument(flag, dest=name, action="store_true", help=param["help"])
+        parser.add_argument(param["flag"], dest=name, action="store_true", help=param["help"])
         return
     if kind in ("list", "map"):
         kwargs["nargs"] = "+"
-    parser.add_argument(flag, dest=name, metavar=name.upper(), **kwargs)
+    parser.add_argument(param["flag"], dest=name, metavar=name.upper(), **kwargs)
 
 
-def params_from_args(command: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for param in command["params"]:
         value = getattr(args, param["name"], None)
+        if param["sensitive"] and getattr(args, "stdin", False):
+            if value:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"{param['name']} given both on the command line and with --stdin",
+                    "give it one way",
+                )
+            text = sys.stdin.read()
+            value = text.splitlines() if param["type"] == "map" else text.removesuffix("\n")
+        if param["required"] and value in (None, []):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{command['name'].replace('.', ' ')} needs {param['name'].upper()}",
+                "give it as an argument" + (" or with --stdin" if param["sensitive"] else ""),
+            )
         if value is None or (param["type"] == "bool" and value is False):
             continue
         if param["type"] == "map":
@@ -157,10 +166,9 @@ def params_from_args(command: dict[str, Any], args: argparse.Namespace) -> dict[
         if param["file_path"]:
             value = os.path.abspath(str(value))
         params[param["name"]] = value
-    if args.session is not None:
-        params["session"] = args.session
-    if args.timeout is not None:
-        params["timeout_ms"] = args.timeout
+    for option in spec["globals"]:
+        if getattr(args, option["name"], None) is not None:
+            params[option["name"]] = getattr(args, option["name"])
     return params
 
 
@@ -234,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     as_json = "--json" in argv
     try:
-        commands = load_spec()
-        args = build_parser(relevant_commands(commands, argv)).parse_args(argv)
+        spec = load_spec()
+        args = build_parser(spec, relevant_commands(spec, argv)).parse_args(argv)
         name = getattr(args, "command_name", None)
         if name is None:
             raise SteadyhandError(
@@ -244,27 +252,36 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.load()
         if name == "daemon.start":
             result: Any = _daemon_start(settings.replace(headless=not args.headed))
+        elif name == "daemon.stop":
+            result = _daemon_stop(settings)
         else:
-            command = next(c for c in commands if c["name"] == name)
-            params = params_from_args(command, args)
-            pid = rpc_client.daemon_pid(settings)
-            result = rpc_client.call(settings, name, params, autostart=name not in NO_AUTOSTART)
-            if name == "daemon.stop" and pid is not None:
-                # Return once the daemon has exited: its browsers are closed by then.
-                rpc_client.wait_exit(pid)
+            command = next(c for c in spec["commands"] if c["name"] == name)
+            params = params_from_args(spec, command, args)
+            result = rpc_client.call(settings, name, params, autostart=command["autostart"])
     except SteadyhandError as exc:
         return report_error(exc, as_json)
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        error = SteadyhandError(
+            ErrorCode.DAEMON_UNAVAILABLE,
+            f"{type(exc).__name__}: {exc}",
+            "check that the state dir (STEADYHAND_STATE_DIR) is a writable directory of yours",
+        )
+        return report_error(error, as_json)
     print(json.dumps({"ok": True, "result": result}) if as_json else render(result))
     return 0
 
 
 def _daemon_start(settings: Settings) -> dict[str, Any]:
     """Start the daemon unless one answers; its status either way."""
-    if rpc_client.daemon_pid(settings) is None:
+    try:
+        status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
+    except SteadyhandError as exc:
+        if exc.code != ErrorCode.DAEMON_UNAVAILABLE or exc.data.get("sent"):
+            raise
         rpc_client.start_daemon(settings)
-    status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
+        status = rpc_client.request(settings, "daemon.status", {}, 10.0)
     if status.get("headless", True) != settings.headless:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
@@ -273,6 +290,24 @@ def _daemon_start(settings: Settings) -> dict[str, Any]:
             "stop it with `steadyhand daemon stop` to start it the other way",
         )
     return status
+
+
+def _daemon_stop(settings: Settings) -> dict[str, Any]:
+    """Stop the daemon and return once it has exited (its browsers are closed by then)."""
+    pid = rpc_client.daemon_pid(settings)
+    try:
+        result: dict[str, Any] = rpc_client.request(settings, "daemon.stop", {}, 10.0)
+    except SteadyhandError as exc:
+        if exc.code == ErrorCode.DAEMON_UNAVAILABLE and not exc.data.get("sent"):
+            return {"stopping": False, "note": "no daemon was running"}
+        raise
+    if pid is not None and not rpc_client.wait_exit(pid, STOP_WAIT_S):
+        raise SteadyhandError(
+            ErrorCode.DAEMON_UNAVAILABLE,
+            f"the daemon (pid {pid}) did not exit within {STOP_WAIT_S:.0f} s",
+            f"kill it (kill -9 {pid}); the next start reaps any Chromium it leaves",
+        )
+    return result
 
 
 if __name__ == "__main__":

@@ -10,13 +10,23 @@ from __future__ import annotations
 import json
 import sys
 import types
-from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-from steadyhand.commands import COMMANDS, Command
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
 
-SPEC_PATH = Path(__file__).with_name("cli_spec.json")
-GLOBAL_FIELDS = ("session", "timeout_ms")
+from steadyhand.commands import COMMANDS, Command, Params
+from steadyhand.fronts.cli import SPEC_PATH
+
+
+class DaemonStartParams(BaseModel):
+    """Start the daemon in the background (if it is not running)."""
+
+    headed: bool = Field(False, description="show browser windows (needs a display, e.g. Xvfb)")
+
+
+# Commands of the CLI itself: they run before there is a daemon to ask.
+CLI_ONLY: dict[str, type[BaseModel]] = {"daemon.start": DaemonStartParams}
 
 
 def _kind(annotation: Any) -> tuple[str, list[str] | None, bool]:
@@ -40,32 +50,58 @@ def _kind(annotation: Any) -> tuple[str, list[str] | None, bool]:
     return names[annotation], None, optional
 
 
+def field_spec(name: str, field: FieldInfo) -> dict[str, Any]:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    kind, choices, optional = _kind(field.annotation)
+    return {
+        "name": name,
+        "flag": "--" + str(extra.get("flag", name)).replace("_", "-"),
+        "type": kind,
+        "positional": bool(extra.get("positional")),
+        "required": field.is_required(),
+        "default": None if field.is_required() else field.get_default(call_default_factory=True),
+        "choices": choices,
+        "file_path": bool(extra.get("file_path")),
+        "sensitive": bool(extra.get("sensitive")),
+        "help": field.description or "",
+        "optional": optional,
+    }
+
+
+def params_spec(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """A model's own fields; the ones every command shares are the CLI's global options."""
+    return [
+        field_spec(name, field)
+        for name, field in model.model_fields.items()
+        if name not in Params.model_fields
+    ]
+
+
 def command_spec(command: Command) -> dict[str, Any]:
-    params = []
-    for name, field in command.params.model_fields.items():
-        if name in GLOBAL_FIELDS:
-            continue
-        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-        kind, choices, optional = _kind(field.annotation)
-        default = None if field.is_required() else field.get_default(call_default_factory=True)
-        params.append(
-            {
-                "name": name,
-                "type": kind,
-                "positional": bool(extra.get("positional")),
-                "required": field.is_required(),
-                "default": default,
-                "choices": choices,
-                "file_path": bool(extra.get("file_path")),
-                "help": field.description or "",
-                "optional": optional,
-            }
-        )
-    return {"name": command.name, "doc": command.doc, "params": params}
+    return {
+        "name": command.name,
+        "doc": command.doc,
+        "params": params_spec(command.params),
+        "autostart": command.autostart,
+        "cli_only": False,
+    }
 
 
 def build_spec() -> dict[str, Any]:
-    return {"commands": [command_spec(c) for c in COMMANDS.values()]}
+    cli_only = [
+        {
+            "name": name,
+            "doc": (model.__doc__ or "").strip().splitlines()[0],
+            "params": params_spec(model),
+            "autostart": False,
+            "cli_only": True,
+        }
+        for name, model in CLI_ONLY.items()
+    ]
+    return {
+        "globals": [field_spec(name, field) for name, field in Params.model_fields.items()],
+        "commands": [command_spec(c) for c in COMMANDS.values()] + cli_only,
+    }
 
 
 def render() -> str:

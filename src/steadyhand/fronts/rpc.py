@@ -7,9 +7,9 @@ command's params object. Errors carry the taxonomy code and hint in `error.data`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,37 +24,57 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 
-async def serve(runtime: Runtime, socket_path: Path) -> asyncio.AbstractServer:
-    """Listen on `socket_path` (created 0600: the daemon runs with umask 077)."""
-    await asyncio.to_thread(socket_path.unlink, missing_ok=True)
-    server = await asyncio.start_unix_server(
-        partial(_connection, runtime), path=str(socket_path), limit=MAX_REQUEST_BYTES
-    )
-    await asyncio.to_thread(socket_path.chmod, 0o600)
-    return server
+class RpcServer:
+    """The listening socket, and the requests in flight so that shutdown can answer them."""
 
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._server: asyncio.AbstractServer | None = None
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
-async def _connection(
-    runtime: Runtime, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
-    try:
-        while True:
-            try:
-                line = await reader.readline()
-            except (asyncio.LimitOverrunError, ValueError):
-                await _send(writer, _error(None, INVALID_REQUEST, "request too large"))
-                break
-            if not line:
-                break
-            if not line.strip():
-                continue
-            reply = await handle_line(runtime, line)
-            if reply is not None:
-                await _send(writer, reply)
-    except ConnectionError:
-        pass
-    finally:
-        writer.close()
+    async def start(self, socket_path: Path) -> None:
+        """Listen on `socket_path` (created 0600: the daemon runs with umask 077)."""
+        await asyncio.to_thread(socket_path.unlink, missing_ok=True)
+        self._server = await asyncio.start_unix_server(
+            self._connection, path=str(socket_path), limit=MAX_REQUEST_BYTES
+        )
+        await asyncio.to_thread(socket_path.chmod, 0o600)
+
+    async def close(self, grace_s: float = 5.0) -> None:
+        """Stop accepting, then give requests in flight (`daemon.stop` itself) their reply."""
+        if self._server is not None:
+            self._server.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace_s)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                try:
+                    line = await reader.readline()
+                except (asyncio.LimitOverrunError, ValueError):
+                    await _send(writer, _error(None, INVALID_REQUEST, "request too large"))
+                    break
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                self._in_flight += 1
+                self._idle.clear()
+                try:
+                    reply = await handle_line(self.runtime, line)
+                    if reply is not None:
+                        await _send(writer, reply)
+                finally:
+                    self._in_flight -= 1
+                    if not self._in_flight:
+                        self._idle.set()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
 
 
 async def handle_line(runtime: Runtime, line: bytes) -> Any:

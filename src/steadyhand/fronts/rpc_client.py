@@ -13,7 +13,7 @@ import socket
 import sys
 import time
 
-from steadyhand.config import Settings
+from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 TYPE_CHECKING = False  # see errors.py
@@ -110,12 +110,23 @@ def _read_line(sock: socket.socket) -> dict[str, Any]:
 
 
 def daemon_pid(settings: Settings) -> int | None:
-    """The pid in the pid file if that process is alive."""
+    """The running daemon's pid, or None.
+
+    The pid file alone can lie (it survives a SIGKILL and the pid may be reused); a
+    daemon holds the state dir's lock for its whole life, so the lock decides.
+    """
+    import fcntl
+
     try:
         pid = int(settings.pid_path.read_text().strip())
+        with open(settings.lock_path) as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return pid if process_alive(pid) else None
+            return None  # nobody holds the lock: no daemon, whatever the pid file says
     except (OSError, ValueError):
         return None
-    return pid if process_alive(pid) else None
 
 
 def process_alive(pid: int) -> bool:
@@ -148,8 +159,7 @@ def start_daemon(settings: Settings) -> int:
     import subprocess  # only when starting: it costs the hot path milliseconds
 
     check_socket_path(settings)
-    settings.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(settings.state_dir, 0o700)
+    ensure_private_dir(settings.state_dir)
     env = dict(
         os.environ,
         STEADYHAND_STATE_DIR=str(settings.state_dir),

@@ -18,8 +18,10 @@ _LINE = re.compile(
     """,
     re.VERBOSE,
 )
-_REF = re.compile(r"\[ref=(?P<ref>(?:f\d+)?e\d+)\]")
-_FRAME = re.compile(r"^(f\d+)e\d+$")
+# A ref: `e12` in the main frame, `f1e3` inside a frame (Playwright's frame prefix).
+_REF_GRAMMAR = r"(?P<frame>f\d+)?e\d+"
+_REF = re.compile(rf"\[ref=(?P<ref>{_REF_GRAMMAR})\]")
+_BARE_REF = re.compile(_REF_GRAMMAR)
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,7 @@ def parse_refs(snapshot: str) -> list[RefNode]:
         ref = ref_match.group("ref")
         role = match.group("role")
         name = _unescape(match.group("name") or "")
-        frame_match = _FRAME.match(ref)
-        frame = frame_match.group(1) if frame_match else ""
+        frame = ref_match.group("frame") or ""
         key = (frame, role, name)
         nth = seen.get(key, 0)
         seen[key] = nth + 1
@@ -62,27 +63,44 @@ def _unescape(name: str) -> str:
 
 def is_ref(text: str) -> bool:
     """True for strings shaped like a snapshot ref (`e12`, `f1e3`)."""
-    return bool(re.fullmatch(r"(?:f\d+)?e\d+", text))
+    return bool(_BARE_REF.fullmatch(text))
 
 
 MASK = "••••••"
-PASSWORD_VALUES_JS = (
-    "() => Array.from(document.querySelectorAll('input[type=password]'), e => e.value)"
-    ".filter(v => v)"
-)
+# Values of every password field, open shadow roots included.
+PASSWORD_VALUES_JS = """() => {
+  const out = [];
+  const walk = root => {
+    for (const e of root.querySelectorAll('*')) {
+      if (e instanceof HTMLInputElement && e.type === 'password' && e.value) out.push(e.value);
+      if (e.shadowRoot) walk(e.shadowRoot);
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def _squash(text: str) -> str:
+    """Whitespace collapsed and trimmed, as the snapshot shows values."""
+    return " ".join(text.split())
 
 
 def mask_values(snapshot: str, secrets: set[str]) -> str:
     """Replace the shown value of any textbox whose value is one of `secrets`."""
-    if not secrets:
+    hidden = {_squash(s) for s in secrets} - {""}
+    if not hidden:
         return snapshot
-    shown = secrets | {'"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in secrets}
     out = []
     for line in snapshot.splitlines():
         match = _LINE.match(line)
         rest = line[match.end() :] if match else ""
-        if match and match.group("role") == "textbox" and rest[2:] in shown and rest[:2] == ": ":
-            line = line[: match.end()] + ": " + MASK  # noqa: PLW2901
+        if match and match.group("role") == "textbox" and rest.startswith(": "):
+            shown = rest[2:]
+            if len(shown) >= 2 and shown[0] == shown[-1] == '"':
+                shown = _unescape(shown[1:-1])
+            if _squash(shown) in hidden:
+                line = line[: match.end()] + ": " + MASK  # noqa: PLW2901
         out.append(line)
     return "\n".join(out)
 

@@ -12,15 +12,15 @@ SECRET_KEY = re.compile(
 )
 
 
-def redact(params: dict[str, Any], paths: Iterable[str] = ()) -> dict[str, Any]:
-    """A copy of `params` with secret-looking keys and the given dotted paths redacted.
+def redact(params: dict[str, Any], paths: Iterable[tuple[str, ...]] = ()) -> dict[str, Any]:
+    """A copy of `params` with secret-looking keys and the given paths redacted.
 
-    `paths` name values that are or may be secret (text typed into a password field),
-    e.g. "text", "fields.e7", or "fields.*" for every value of a mapping.
+    `paths` name values that are or may be secret (text typed into a password field):
+    ("text",) a whole param, ("fields", "e7") one value inside a mapping.
     """
     out = _redact_keys(params)
     for path in paths:
-        _redact_path(out, path.split("."))
+        _redact_path(out, list(path))
     assert isinstance(out, dict)
     return out
 
@@ -37,13 +37,7 @@ def _redact_keys(value: Any) -> Any:
 
 
 def _redact_path(value: Any, parts: list[str]) -> None:
-    if not parts or not isinstance(value, dict):
-        return
-    if parts[0] == "*":
-        for key in value:
-            _redact_path(value, [key, *parts[1:]])
-        return
-    if parts[0] not in value:
+    if not parts or not isinstance(value, dict) or parts[0] not in value:
         return
     if len(parts) == 1:
         value[parts[0]] = REDACTED

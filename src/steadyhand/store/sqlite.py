@@ -104,6 +104,15 @@ class Store:
                 (name, status, now, now),
             )
 
+    def retire_sessions(self, status: str, new_status: str) -> int:
+        """Move every session with `status` to `new_status`; return how many moved."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE sessions SET status = ?, updated_at = ? WHERE status = ?",
+                (new_status, time.time(), status),
+            )
+            return cursor.rowcount
+
     def log_action(
         self,
         *,
