@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -119,6 +120,7 @@ async def measure(n: int) -> dict[str, list[float]]:
         runtime.store.close()
         rpc_client.request(daemon_settings, "daemon.stop", {}, 30)
         server.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
     return samples
 
 

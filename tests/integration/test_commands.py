@@ -207,3 +207,15 @@ def test_concurrent_first_calls_share_one_session(daemon: Daemon, site: str) -> 
     tabs = [t["id"] for t in daemon.call("tabs", session="race")["tabs"]]
     assert sorted(results) == sorted(tabs) and len(set(tabs)) == 3, (results, tabs)
     assert [s["name"] for s in daemon.call("sessions")["sessions"]].count("race") == 1
+
+
+def test_sessions_do_not_share_cookies_or_storage(daemon: Daemon, site: str) -> None:
+    daemon.call("open", session="store-a", url=f"{site}/storage.html")
+    page = snap(daemon, "store-a")
+    assert "cookie none local none session none" in page
+    daemon.call("click", session="store-a", ref=find_ref(page, "button", "Remember"))
+    assert "cookie alice local alice session alice" in snap(daemon, "store-a")
+    daemon.call("tab.new", session="store-a", url=f"{site}/storage.html")
+    assert "cookie alice local alice" in snap(daemon, "store-a"), "tabs of a session share"
+    daemon.call("open", session="store-b", url=f"{site}/storage.html")
+    assert "cookie none local none session none" in snap(daemon, "store-b")

@@ -304,3 +304,18 @@ def test_secrets_typed_from_stdin_stay_out_of_argv_and_the_log(daemon: Daemon, s
     typed = [r.params for r in store.actions("stdin") if r.command == "type"]
     store.close()
     assert typed == [{"ref": pw, "text": "[redacted]"}]
+
+
+def test_killing_only_the_daemon_leaves_no_chromium(fresh_daemon: Daemon, site: str) -> None:
+    d = fresh_daemon
+    before = chromium_pids()
+    assert d.cli("open", f"{site}/nav-a.html").rc == 0
+    ours = chromium_pids() - before
+    pid = d.pid()
+    assert pid is not None and ours
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: not process_alive(pid))
+    # Its driver sees the pipe close and takes Chromium down; a start reaps any straggler.
+    assert d.cli("daemon", "start").rc == 0
+    assert wait_until(lambda: not (ours & chromium_pids()), 10)
+    assert d.cli("open", f"{site}/nav-b.html").rc == 0

@@ -21,11 +21,16 @@ from steadyhand.snapshot.aria import find_ref
 SITE = Path(__file__).with_name("site")
 
 
-def steadyhand(*args: str, expect: str = "ok") -> str:
+def steadyhand(*args: str, expect: str = "ok", stdin: str | None = None) -> str:
     """Run one CLI command, print it and its output, return stdout."""
-    print(f"\n$ steadyhand {shlex.join(args)}", flush=True)
+    piped = "printf '%s' '•••' | " if stdin is not None else ""
+    print(f"\n$ {piped}steadyhand {shlex.join(args)}", flush=True)
     done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "steadyhand", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     output = (done.stdout + done.stderr).rstrip()
     print(output, flush=True)
@@ -68,7 +73,8 @@ def main() -> int:
         name, email = ref_of(page, "textbox", "Full name"), ref_of(page, "textbox", "Email")
         password = ref_of(page, "textbox", "Password")
         steadyhand("fill", f"{name}=Ada Lovelace", f"{email}=ada@example.com")
-        steadyhand("type", password, "correct horse battery staple")
+        # The password goes through stdin: never on a command line (ps, shell history).
+        steadyhand("type", password, "--stdin", stdin="correct horse battery staple")
         steadyhand("select", ref_of(page, "combobox", "Plan"), "Pro")
         steadyhand("check", ref_of(page, "checkbox", "I accept the terms"))
         steadyhand("click", ref_of(page, "button", "Create account"))
