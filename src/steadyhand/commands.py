@@ -603,6 +603,27 @@ class ScreenshotResult(PageResult):
     bytes: int
 
 
+CAPTURE_TRIES = 4
+
+
+async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> bytes:
+    """A PNG of the page; retried briefly while a headed window has no frame to capture yet.
+
+    A headed Chromium (on Xvfb, say) answers "Unable to capture screenshot" until its
+    window has painted once; that clears within a few hundred milliseconds.
+    """
+    for attempt in range(1, CAPTURE_TRIES + 1):
+        try:
+            return await tab.page.screenshot(
+                path=path, full_page=full_page, timeout=call.remaining_ms()
+            )
+        except PlaywrightError as exc:
+            if "Unable to capture screenshot" not in str(exc) or attempt == CAPTURE_TRIES:
+                raise
+            await asyncio.sleep(0.15 * attempt)
+    raise AssertionError("unreachable")
+
+
 @command("screenshot")
 async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
@@ -623,9 +644,7 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
         async with element(tab, params.ref) as target:
             png = await target.screenshot(path=path, timeout=call.remaining_ms())
     else:
-        png = await tab.page.screenshot(
-            path=path, full_page=params.full_page, timeout=call.remaining_ms()
-        )
+        png = await capture_page(call, tab, path, params.full_page)
     return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png))
 
 

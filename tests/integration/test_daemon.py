@@ -196,7 +196,9 @@ def test_headed_browser_on_a_virtual_display(fresh_daemon: Daemon, site: str) ->
         assert b"--headless" not in cmdline and not any(
             a.startswith(b"--headless=") for a in cmdline
         )
-        shot = fresh_daemon.cli("screenshot", "--json").json["result"]
+        shot_run = fresh_daemon.cli("screenshot", "--json")
+        assert shot_run.rc == 0, shot_run.out
+        shot = shot_run.json["result"]
         assert Path(shot["path"]).stat().st_size > 1000
     finally:
         fresh_daemon.stop()
