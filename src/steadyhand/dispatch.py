@@ -22,6 +22,12 @@ from steadyhand.store.redact import redact
 
 log = logging.getLogger("steadyhand.dispatch")
 
+TIMEOUT_HINT = (
+    "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
+    "and other tabs are unaffected: take a new snapshot to see why, close the tab, or raise "
+    "--timeout"
+)
+
 
 async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | None) -> Any:
     """The command's result as JSON-ready data, or a SteadyhandError."""
@@ -52,8 +58,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             raise SteadyhandError(
                 ErrorCode.TIMEOUT,
                 f"{command.name} did not finish within its {timeout_ms} ms deadline",
-                "the page may be busy or hung; the daemon and other tabs are unaffected: "
-                "take a snapshot, close the tab, or raise --timeout",
+                TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
     except SteadyhandError as exc:
@@ -96,11 +101,7 @@ def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandErr
     text = str(exc)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     if isinstance(exc, PlaywrightTimeout):
-        return SteadyhandError(
-            ErrorCode.TIMEOUT,
-            first,
-            "the element may be hidden, covered or disabled; take a new snapshot to see why",
-        )
+        return SteadyhandError(ErrorCode.TIMEOUT, first, TIMEOUT_HINT)
     if not isinstance(exc, PlaywrightError):
         log.exception("internal error", exc_info=exc)
         return SteadyhandError(

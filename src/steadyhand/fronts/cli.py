@@ -278,7 +278,8 @@ def _daemon_start(settings: Settings) -> dict[str, Any]:
     try:
         status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
     except SteadyhandError as exc:
-        if exc.code != ErrorCode.DAEMON_UNAVAILABLE or exc.data.get("sent"):
+        # Not answering, or a dying daemon resetting the connection: start one.
+        if exc.code != ErrorCode.DAEMON_UNAVAILABLE:
             raise
         rpc_client.start_daemon(settings)
         status = rpc_client.request(settings, "daemon.status", {}, 10.0)

@@ -160,6 +160,16 @@ def start_daemon(settings: Settings) -> int:
 
     check_socket_path(settings)
     ensure_private_dir(settings.state_dir)
+    deadline = time.monotonic() + settings.daemon_start_timeout_s
+    while daemon_pid(settings) is not None:
+        # A daemon holds the lock: one still starting answers soon; one on its way out
+        # (killed, or closing its browser) lets go soon. Spawning now would only lose.
+        try:
+            return int(request(settings, "daemon.status", {}, 2.0)["pid"])
+        except SteadyhandError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)
     env = dict(
         os.environ,
         STEADYHAND_STATE_DIR=str(settings.state_dir),
