@@ -40,6 +40,22 @@ class CliRun:
         return json.loads(self.out)
 
 
+def run_cli(
+    *args: str, env: dict[str, str], stdin: str | None = None, cwd: Path | None = None
+) -> CliRun:
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+    return CliRun(done.returncode, done.stdout, done.stderr)
+
+
 @dataclass
 class Daemon:
     """A daemon on its own state dir, driven through the same client the CLI uses."""
@@ -61,16 +77,15 @@ class Daemon:
             return exc
         raise AssertionError(f"{method} {params} should have failed, returned {result}")
 
-    def cli(self, *args: str) -> CliRun:
-        done = subprocess.run(
-            [sys.executable, "-m", "steadyhand", *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=120,
-            check=False,
-        )
-        return CliRun(done.returncode, done.stdout, done.stderr)
+    def cli(
+        self,
+        *args: str,
+        stdin: str | None = None,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> CliRun:
+        """Run `steadyhand ARGS` as its own process against this daemon's state dir."""
+        return run_cli(*args, env=env or self.env, stdin=stdin, cwd=cwd)
 
     def pid(self) -> int | None:
         return rpc_client.daemon_pid(self.settings)

@@ -63,15 +63,8 @@ def test_fill_pairs_and_relative_screenshot_path(daemon: Daemon, site: str, tmp_
     assert filled.rc == 0 and filled.json["result"]["detail"]["filled"] == [name]
     after = daemon.cli("snapshot", "--session", "pairs").out
     assert f"[ref={name}]: Ann = Lee" in after
-    shot = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "screenshot", "--path", "s.png", "--session", "pairs"],
-        cwd=tmp_path,
-        env=daemon.env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert shot.returncode == 0, shot.stderr
+    shot = daemon.cli("screenshot", "--path", "s.png", "--session", "pairs", cwd=tmp_path)
+    assert shot.rc == 0, shot.err
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
 import sqlite3
 import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +19,7 @@ from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts.rpc_client import process_alive
 from steadyhand.snapshot.aria import find_ref
 from steadyhand.store.sqlite import Store
-from tests.conftest import Daemon
+from tests.conftest import Daemon, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -150,15 +148,9 @@ def test_daemon_stop_closes_browser_and_exits(fresh_daemon: Daemon, site: str) -
 def test_headed_needs_a_display_and_is_reported(fresh_daemon: Daemon, site: str) -> None:
     d = fresh_daemon
     env = {k: v for k, v in d.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    started = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "daemon", "start", "--headed", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert started.returncode == 0, started.stderr
-    assert json.loads(started.stdout)["result"]["headless"] is False
+    started = d.cli("daemon", "start", "--headed", "--json", env=env)
+    assert started.rc == 0, started.err
+    assert started.json["result"]["headless"] is False
     no_display = d.cli("open", f"{site}/nav-a.html", "--json")
     assert no_display.rc == 2 and "needs a display" in no_display.json["error"]["message"]
     assert d.cli("daemon", "status").rc == 0, "the daemon lives on"
@@ -181,14 +173,8 @@ def test_headed_browser_on_a_virtual_display(fresh_daemon: Daemon, site: str) ->
             number = ready.readline().strip()  # Xvfb writes its display once it accepts
         assert number.isdigit(), "Xvfb did not start"
         env = dict(fresh_daemon.env, DISPLAY=f":{number}")
-        started = subprocess.run(
-            [sys.executable, "-m", "steadyhand", "daemon", "start", "--headed"],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert started.returncode == 0, started.stderr
+        started = fresh_daemon.cli("daemon", "start", "--headed", env=env)
+        assert started.rc == 0, started.err
         opened = fresh_daemon.cli("open", f"{site}/nav-a.html", "--json")
         assert opened.rc == 0, opened.out
         (browser,) = find_owned_browsers(fresh_daemon.settings.state_dir)
@@ -234,17 +220,15 @@ def test_a_crashed_browser_is_reported_and_replaced(daemon: Daemon, site: str) -
     assert outcomes == [("open", None), ("snapshot", "browser_crashed"), ("open", None)]
 
 
+def state_env(state_dir: Path) -> dict[str, str]:
+    return dict(os.environ, STEADYHAND_STATE_DIR=str(state_dir))
+
+
 def test_a_state_dir_too_deep_for_a_socket_is_a_clear_error(tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
-    done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "daemon", "status", "--json"],
-        env=dict(os.environ, STEADYHAND_STATE_DIR=str(deep)),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    error = json.loads(done.stdout)["error"]
-    assert done.returncode == 2 and error["code"] == "bad_request"
+    done = run_cli("daemon", "status", "--json", env=state_env(deep))
+    error = done.json["error"]
+    assert done.rc == 2 and error["code"] == "bad_request"
     assert "STEADYHAND_STATE_DIR" in error["hint"]
 
 
@@ -265,41 +249,21 @@ def test_a_state_dir_open_to_others_is_refused_and_left_alone(tmp_path: Path) ->
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o1777)
-    done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "daemon", "start", "--json"],
-        env=dict(os.environ, STEADYHAND_STATE_DIR=str(shared)),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    error = json.loads(done.stdout)["error"]
-    assert done.returncode == 2 and "open to other users" in error["message"]
+    done = run_cli("daemon", "start", "--json", env=state_env(shared))
+    assert done.rc == 2 and "open to other users" in done.json["error"]["message"]
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777, "the mode was not changed"
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "daemon", "start", "--json"],
-        env=dict(os.environ, STEADYHAND_STATE_DIR=str(not_a_dir)),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 2 and "not a directory" in json.loads(done.stdout)["error"]["message"]
+    done = run_cli("daemon", "start", "--json", env=state_env(not_a_dir))
+    assert done.rc == 2 and "not a directory" in done.json["error"]["message"]
 
 
 def test_secrets_typed_from_stdin_stay_out_of_argv_and_the_log(daemon: Daemon, site: str) -> None:
     assert daemon.cli("open", f"{site}/form.html", "--session", "stdin").rc == 0
     page = daemon.cli("snapshot", "--session", "stdin", "--json").json["result"]["snapshot"]
     pw = find_ref(page, "textbox", "Password")
-    done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", "type", pw, "--stdin", "--session", "stdin"],
-        input="from-stdin-secret\n",
-        env=daemon.env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = daemon.cli("type", pw, "--stdin", "--session", "stdin", stdin="from-stdin-secret\n")
+    assert done.rc == 0, done.err
     daemon.cli("click", find_ref(page, "button", "Place order"), "--session", "stdin")
     assert "pwlen=17" in daemon.cli("snapshot", "--session", "stdin").out
     store = Store(daemon.settings.store_path)
