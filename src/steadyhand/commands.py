@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_type_hints
 
-from playwright.async_api import ElementHandle
+from playwright.async_api import ElementHandle, Response
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -160,6 +160,13 @@ async def page_result(tab: Tab) -> dict[str, str]:
     return {"tab": tab.id, "url": tab.page.url, "title": await tab.page.title()}
 
 
+async def navigation_result(
+    tab: Tab, response: Response | None, navigated: bool = True
+) -> NavigationResult:
+    status = response.status if response else None
+    return NavigationResult(**await page_result(tab), status=status, navigated=navigated)
+
+
 async def action_result(
     tab: Tab, action: str, ref: str | None, url_before: str, **detail: Any
 ) -> ActionResult:
@@ -284,7 +291,7 @@ async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
                     lambda u: u.startswith("chrome-error:"), timeout=min(1000, call.remaining_ms())
                 )
         raise
-    return NavigationResult(**await page_result(tab), status=response.status if response else None)
+    return await navigation_result(tab, response)
 
 
 @command("open", creates_session=True)
@@ -316,12 +323,7 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
     before = tab.page.url
     move = tab.page.go_back if step == "back" else tab.page.go_forward
     response = await move(wait_until="load", timeout=call.remaining_ms())
-    where = await page_result(tab)
-    return NavigationResult(
-        **where,
-        status=response.status if response else None,
-        navigated=where["url"] != before or response is not None,
-    )
+    return await navigation_result(tab, response, tab.page.url != before or response is not None)
 
 
 @command("back")
@@ -341,7 +343,7 @@ async def reload(call: Call, params: TabParams) -> NavigationResult:
     """Reload the tab's page."""
     tab = await call.tab(params.tab)
     response = await tab.page.reload(wait_until="load", timeout=call.remaining_ms())
-    return NavigationResult(**await page_result(tab), status=response.status if response else None)
+    return await navigation_result(tab, response)
 
 
 # ---------------------------------------------------------------- snapshot
@@ -673,7 +675,7 @@ async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
     tab = await session.new_tab()
     call.tab_id = tab.id
     if url is None:
-        return NavigationResult(**await page_result(tab), navigated=False)
+        return await navigation_result(tab, None, navigated=False)
     return await goto(call, tab, url)
 
 

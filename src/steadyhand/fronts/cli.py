@@ -274,15 +274,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _daemon_start(settings: Settings) -> dict[str, Any]:
-    """Start the daemon unless one answers; its status either way."""
-    try:
-        status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
-    except SteadyhandError as exc:
-        # Not answering, or a dying daemon resetting the connection: start one.
-        if exc.code != ErrorCode.DAEMON_UNAVAILABLE:
-            raise
-        rpc_client.start_daemon(settings)
-        status = rpc_client.request(settings, "daemon.status", {}, 10.0)
+    """Start the daemon unless one runs (start_daemon finds it); its status either way."""
+    rpc_client.start_daemon(settings)
+    status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
     if status.get("headless", True) != settings.headless:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
