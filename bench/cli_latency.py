@@ -34,7 +34,7 @@ from steadyhand.dispatch import execute
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
-from steadyhand.snapshot.aria import find_ref
+from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "site"
@@ -88,7 +88,7 @@ async def measure(n: int) -> dict[str, list[float]]:
 
         await rpc("open", session="stale", url=f"{base_url(server)}/rerender.html")
         stale_page = (await rpc("snapshot", session="stale"))["snapshot"]
-        await rpc("click", session="stale", ref=find_ref(stale_page, "button", "Redraw"))
+        await rpc("click", session="stale", ref=find_ref(stale_page, "button", "Double Alpha"))
         stale_ref = find_ref(stale_page, "button", "Alpha")
 
         async def refused() -> None:  # the command must fail with stale_ref, nothing else

@@ -68,6 +68,8 @@ _KINDS = {
     "viewport_width": "int",
     "viewport_height": "int",
     "daemon_start_timeout_s": "float",
+    "snapshot_max_chars": "int",
+    "act_changes": "bool",
 }
 
 
@@ -80,6 +82,10 @@ def _defaults() -> dict[str, Any]:
         "viewport_width": 1280,
         "viewport_height": 800,
         "daemon_start_timeout_s": 20.0,
+        # A snapshot longer than this is cut (with a marker saying how to get the rest).
+        "snapshot_max_chars": 40_000,
+        # Act commands return the changes their action made unless told --no-changes.
+        "act_changes": True,
     }
 
 
@@ -99,6 +105,8 @@ class Settings:
     viewport_width: int
     viewport_height: int
     daemon_start_timeout_s: float
+    snapshot_max_chars: int
+    act_changes: bool
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)

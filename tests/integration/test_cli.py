@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.snapshot.aria import find_ref
+from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
@@ -31,8 +31,8 @@ def test_exit_codes_by_error_class(daemon: Daemon, site: str) -> None:
     assert daemon.cli("open", f"{site}/rerender.html", "--session", "codes").rc == 0
     page = daemon.cli("snapshot", "--session", "codes", "--json").json["result"]["snapshot"]
     alpha = find_ref(page, "button", "Alpha")
-    redraw = find_ref(page, "button", "Redraw")
-    assert daemon.cli("click", redraw, "--session", "codes").rc == 0
+    double = find_ref(page, "button", "Double Alpha")
+    assert daemon.cli("click", double, "--session", "codes").rc == 0
 
     stale = daemon.cli("click", alpha, "--session", "codes")
     assert stale.rc == 3

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from steadyhand.snapshot.aria import find_ref
+from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ import pytest
 
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts.rpc_client import process_alive
-from steadyhand.snapshot.aria import find_ref
+from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon, run_cli
 

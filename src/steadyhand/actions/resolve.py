@@ -1,75 +1,158 @@
-"""Turn a ref from a snapshot into the one element it names, or refuse at once.
+"""Turn a ref into the one element it names now, re-find its twin, or refuse at once.
 
-Playwright's `aria-ref=` locator waits for its whole timeout when the ref names nothing,
-and re-queries on every retry. We check the ref first (an unknown or stale ref costs
-milliseconds) and then pin the element with a handle: if the page replaces it while the
-action waits, the action fails at once as stale instead of finding a stranger or waiting
-out the deadline.
+1. The ref must have been handed out by this tab, for the document now loaded.
+2. If Playwright still knows the element, it is pinned with a handle and its document is
+   checked (a frame may have navigated under the same Playwright ref).
+3. Otherwise the page is read again. The same element under the same ref (it was hidden,
+   or another snapshot moved Playwright on) is used as is. An element the page replaced is
+   re-found by its identity (role, name, context) only if the page now has exactly as many
+   such elements as when the ref was handed out, so the nth one is the same slot; the
+   result then says `reresolved`. Anything else is `stale_ref`: never a different element,
+   never a success without acting.
+
+Playwright's `aria-ref=` locator waits for its whole timeout when the ref names nothing;
+here an unknown or stale ref costs milliseconds. The handle pins the element: if the page
+replaces it while the action waits, the action fails at once instead of finding a stranger.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.snapshot.aria import is_ref
+from steadyhand.snapshot.capture import ELEMENT_DOCUMENT_JS, Capture
+from steadyhand.snapshot.lookup import is_ref
+from steadyhand.snapshot.refs import RefEntry, identities
+from steadyhand.snapshot.take import take
 
-SNAPSHOT_HINT = "take a new snapshot and use a ref from it"
+SNAPSHOT_HINT = "take a new snapshot (or use find) and use a ref from it"
 
 
-async def resolve_ref(tab: Tab, ref: str) -> ElementHandle:
-    """A handle on the one element `ref` names in `tab` now; `stale_ref`/`not_found` else.
+@dataclass
+class Target:
+    """The element an action will act on."""
+
+    handle: ElementHandle
+    ref: str  # the ref it has now (differs from the one asked for when re-resolved)
+    asked: str
+
+    @property
+    def reresolved(self) -> bool:
+        return self.ref != self.asked
+
+
+async def resolve_ref(tab: Tab, ref: str, timeout_ms: float) -> Target:
+    """The element `ref` names in `tab` now; `stale_ref`/`not_found`/`bad_request` else.
 
     The caller owns the handle: dispose of it (or use `element()`).
     """
+    entry = resolve_entry(tab, ref)
+    if await tab.document_id() != entry.main_doc:
+        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
+    handle = await _pin(tab, entry)
+    if handle is not None:
+        return Target(handle, ref, ref)
+    taken = await take(tab, timeout_ms)
+    if taken.main_doc != entry.main_doc:
+        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
+    frames = [f for f, doc in taken.docs.items() if doc and doc == entry.doc]
+    if not frames:
+        raise _stale(tab, ref, "the frame it was in navigated or was removed")
+    again = next((n for n in taken.root.walk() if n.ref == ref), None)
+    if again is not None:
+        handle = await _pin(tab, entry)
+        if handle is not None:
+            return Target(handle, ref, ref)
+    twin, why = _twin(tab, taken, entry, frames)
+    if twin is None:
+        raise _stale(tab, ref, why)
+    new_entry = tab.refs.lookup(twin)
+    handle = await _pin(tab, new_entry) if new_entry else None
+    if handle is None:
+        raise _stale(tab, ref, f"the {entry.label()} it named was replaced and is going again")
+    return Target(handle, twin, ref)
+
+
+def resolve_entry(tab: Tab, ref: str) -> RefEntry:
+    """What the tab handed `ref` out for; `bad_request`, `not_found` or `stale_ref` else."""
     if not is_ref(ref):
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
             f"{ref!r} is not a ref",
-            "refs look like e12 (or f1e3 inside an iframe); copy one from a snapshot",
+            "refs look like e12; copy one from a snapshot",
         )
-    info = tab.refs.lookup(ref)
-    document = await tab.document_id()
-    if info is None:
-        if tab.refs.retired(ref) is not None:
-            raise _stale(tab, ref, "it belonged to a page this tab has since left")
-        raise SteadyhandError(
-            ErrorCode.NOT_FOUND,
-            f"tab {tab.id} has handed out no ref {ref}",
-            SNAPSHOT_HINT if len(tab.refs) else "take a snapshot first: refs come from it",
-            {"ref": ref, "tab": tab.id},
-        )
-    if info.document != document:
-        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
-    locator = tab.page.locator(f"aria-ref={ref}")
+    entry = tab.refs.lookup(ref)
+    if entry is not None:
+        return entry
+    if tab.refs.was_issued(ref):
+        raise _stale(tab, ref, "it belonged to a page this tab has since left")
+    raise SteadyhandError(
+        ErrorCode.NOT_FOUND,
+        f"tab {tab.id} has handed out no ref {ref}",
+        SNAPSHOT_HINT if len(tab.refs) else "take a snapshot first: refs come from it",
+        {"ref": ref, "tab": tab.id},
+    )
+
+
+async def _pin(tab: Tab, entry: RefEntry) -> ElementHandle | None:
+    """A handle on the element if Playwright's ref still names it in the ref's document."""
     try:
-        handles = await locator.element_handles()
+        handles = await tab.page.locator(f"aria-ref={entry.pw_ref}").element_handles()
     except PlaywrightError:
-        handles = []
+        return None  # e.g. the frame the Playwright ref pointed into is gone
     if len(handles) == 1:
-        return handles[0]
-    for extra in handles:
-        await extra.dispose()
-    node = info.node
-    label = f'{node.role} "{node.name}"' if node.name else node.role
-    raise _stale(tab, ref, f"the {label} it named is no longer on the page")
+        try:
+            doc = await handles[0].evaluate(ELEMENT_DOCUMENT_JS)
+        except PlaywrightError:
+            doc = None
+        if entry.doc and doc == entry.doc:
+            return handles[0]
+    for handle in handles:
+        with suppress(PlaywrightError):
+            await handle.dispose()
+    return None
+
+
+def _twin(tab: Tab, taken: Capture, entry: RefEntry, frames: list[int]) -> tuple[str | None, str]:
+    """The ref of the one element now in the old one's slot, or None and why there is none."""
+    want = entry.identity
+    matches = [
+        node
+        for node, ident in identities(taken).items()
+        if node.frame in frames
+        and ident.role == want.role
+        and ident.name == want.name
+        and ident.context == want.context
+    ]
+    if len(matches) == want.group:
+        twin = matches[want.nth]
+        if twin.ref is None:
+            tab.refs.issue(taken, [twin])
+        return twin.ref, ""
+    if not matches:
+        return None, f"the {entry.label()} it named is no longer on the page (or not visible)"
+    return None, (
+        f"the {entry.label()} it named was replaced and {len(matches)} elements now match it "
+        f"where {want.group} did, so which one it was is not known"
+    )
 
 
 @asynccontextmanager
-async def element(tab: Tab, ref: str) -> AsyncIterator[ElementHandle]:
+async def element(tab: Tab, ref: str, timeout_ms: float) -> AsyncIterator[Target]:
     """The element a ref names, for the duration of one action."""
-    handle = await resolve_ref(tab, ref)
+    target = await resolve_ref(tab, ref, timeout_ms)
     try:
-        yield handle
+        yield target
     finally:
         # The page or its document may be gone already, and the handle with it.
         with suppress(PlaywrightError):
-            await handle.dispose()
+            await target.handle.dispose()
 
 
 def _stale(tab: Tab, ref: str, why: str) -> SteadyhandError:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.snapshot.aria import find_ref
+from steadyhand.snapshot.lookup import find_ref
 
 SITE = Path(__file__).with_name("site")
 

@@ -6,13 +6,18 @@ used is the default target of the next one.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from playwright.async_api import BrowserContext, Page
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.refs import RefRegistry
+
+if TYPE_CHECKING:
+    from steadyhand.snapshot.capture import Capture
 
 
 @dataclass
@@ -20,11 +25,16 @@ class Tab:
     id: str
     page: Page
     refs: RefRegistry = field(default_factory=RefRegistry)
+    snapshot_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # What the agent last saw of this tab: the base of `snapshot --diff` and `--changes`.
+    baseline: Capture | None = None
+    acted_since_baseline: bool = False
+    # The last long snapshot, kept so `--offset` pages through one and the same text.
+    paged: tuple[tuple[object, ...], str] | None = None
 
     async def document_id(self) -> str:
         """Identity of the main-frame document now loaded (changes on every navigation)."""
-        origin = await self.page.evaluate("() => performance.timeOrigin")
-        return f"{origin!r}"
+        return str(await self.page.evaluate("() => String(performance.timeOrigin)"))
 
 
 class Session:

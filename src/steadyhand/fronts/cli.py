@@ -133,7 +133,9 @@ def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
         parser.add_argument(name, **kwargs)
         return
     if kind == "bool":
-        parser.add_argument(param["flag"], dest=name, action="store_true", help=param["help"])
+        # An optional bool (default None: a setting decides) takes --flag and --no-flag.
+        action = argparse.BooleanOptionalAction if param["optional"] else "store_true"
+        parser.add_argument(param["flag"], dest=name, action=action, help=param["help"])
         return
     if kind in ("list", "map"):
         kwargs["nargs"] = "+"
@@ -159,7 +161,7 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
                 f"{command['name'].replace('.', ' ')} needs {param['name'].upper()}",
                 "give it as an argument" + (" or with --stdin" if param["sensitive"] else ""),
             )
-        if value is None or (param["type"] == "bool" and value is False):
+        if value is None or (param["type"] == "bool" and value is False and not param["optional"]):
             continue
         if param["type"] == "map":
             value = _pairs(param["name"], value)
@@ -194,11 +196,14 @@ def render(result: Any) -> str:
     if not isinstance(result, dict):
         return json.dumps(result, indent=2)
     lines: list[str] = []
-    if "snapshot" in result:
-        lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
-        lines.append(result["snapshot"])
-        return "\n".join(lines)
+    for block in ("snapshot", "text"):  # the text an agent reads is the whole result
+        if block in result:
+            lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
+            lines.append(result[block])
+            return "\n".join(lines)
     for key, value in result.items():
+        if key == "changes":
+            continue  # printed last, as a block
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             lines.append(f"{key}:")
             lines.extend("  " + _row(v) for v in value)
@@ -207,6 +212,9 @@ def render(result: Any) -> str:
                 lines.append(f"{key}: " + _row(value))
         else:
             lines.append(f"{key}: {_scalar(value)}")
+    if result.get("changes"):
+        lines.append("changes:")
+        lines.append(result["changes"])
     return "\n".join(lines)
 
 

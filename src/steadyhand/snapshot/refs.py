@@ -1,54 +1,224 @@
-"""Per-tab memory of the refs handed to the agent and the document they belong to.
+"""Per-tab refs: which element each ref handed to the agent names, and how to find it again.
 
-Playwright numbers refs per document, so after a navigation `e5` can name a different
-element on the new page. The registry remembers which document each ref came from; a ref
-used after its document went away is rejected as stale instead of hitting a stranger.
+Playwright's own refs are a poor contract for an agent: they restart at `e1` in every new
+document, a ref resolves only against the last snapshot taken of its frame, and an element
+gets a new one when its name changes. So steadyhand hands out its own refs, numbered per
+tab and never reused (a ref whose element or document is gone stays dead: tombstoned), and
+remembers for each the Playwright ref, the documents it lives in, and its identity: role,
+accessible name, context (the named containers, table row or list item around it), and its
+position (nth) among elements with that same identity. Identity is what lets an action
+re-find an element the page replaced with an identical one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from steadyhand.snapshot.aria import RefNode, parse_refs
+from steadyhand.snapshot.capture import Capture
+from steadyhand.snapshot.tree import Node
+
+# Roles an agent acts on: they always get a ref.
+ACTIONABLE = frozenset(
+    {
+        "button",
+        "link",
+        "textbox",
+        "searchbox",
+        "checkbox",
+        "radio",
+        "combobox",
+        "listbox",
+        "option",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "tab",
+        "switch",
+        "slider",
+        "spinbutton",
+        "treeitem",
+    }
+)
+# Containers worth pointing at (a subtree snapshot, a scroll, an extract): they get one too.
+CONTAINERS = frozenset(
+    {
+        "table",
+        "grid",
+        "treegrid",
+        "list",
+        "dialog",
+        "alertdialog",
+        "form",
+        "navigation",
+        "main",
+        "banner",
+        "contentinfo",
+        "complementary",
+        "search",
+        "region",
+        "menu",
+        "menubar",
+        "tablist",
+        "tree",
+        "tabpanel",
+        "article",
+        "iframe",
+    }
+)
+LABEL_CHARS = 60
+MAX_ENTRIES = 20_000  # per tab; beyond it, refs absent from the last snapshot are dropped
+
+
+def deserves_ref(node: Node) -> bool:
+    """Whether the default views hand this node a ref."""
+    if node.pw_ref is None:
+        return False
+    return node.role in ACTIONABLE or node.role in CONTAINERS or node.pointer
 
 
 @dataclass(frozen=True)
-class RefInfo:
-    node: RefNode
-    document: str  # identity of the main-frame document the ref was handed out in
+class Identity:
+    """What names an element independently of Playwright: enough to re-find its twin."""
+
+    role: str
+    name: str
+    context: tuple[str, ...]
+    nth: int  # position among elements of the same document with the same role/name/context
+    group: int  # how many there were
+
+
+@dataclass(frozen=True)
+class RefEntry:
+    ref: str
+    pw_ref: str
+    doc: str  # the document (of its frame) the element lives in
+    main_doc: str  # the tab's main document when the ref was handed out
+    frame: int  # 0 for the main frame
+    identity: Identity
+
+    def label(self) -> str:
+        name = self.identity.name
+        return f'{self.identity.role} "{name}"' if name else self.identity.role
+
+
+def row_label(row: Node) -> str:
+    """A row's first non-empty cell text: how a person names a table row."""
+    for cell in row.children:
+        text = cell.all_text(200).strip()
+        if text:
+            return text[:LABEL_CHARS]
+    return ""
+
+
+def container_label(node: Node) -> str | None:
+    """The part of an element's context this ancestor contributes, if any."""
+    if node.role == "row":
+        label = row_label(node)
+        return f"row {label}" if label else None
+    if node.role == "listitem":
+        own = " ".join(c.text or "" for c in node.children if c.role == "text") or node.text
+        return f"listitem {own.strip()[:LABEL_CHARS]}" if own and own.strip() else None
+    if node.role == "iframe":
+        return "iframe"
+    if node.name and node.role not in ACTIONABLE:
+        return f"{node.role} {node.name[:LABEL_CHARS]}"
+    return None
+
+
+def identities(capture: Capture) -> dict[Node, Identity]:
+    """The identity of every node that has a Playwright ref (computed once per capture)."""
+    found = capture.cache.get("identities")
+    if found is None:
+        found = capture.cache["identities"] = _identities(capture)
+    assert isinstance(found, dict)
+    return found
+
+
+def _identities(capture: Capture) -> dict[Node, Identity]:
+    counts: dict[tuple[int, str, str, tuple[str, ...]], int] = {}
+    ordered: list[tuple[Node, tuple[int, str, str, tuple[str, ...]], int]] = []
+    stack: list[tuple[Node, tuple[str, ...]]] = [(capture.root, ())]
+    while stack:
+        node, context = stack.pop()
+        if node.pw_ref is not None:
+            key = (node.frame, node.role, node.name, context)
+            nth = counts.get(key, 0)
+            counts[key] = nth + 1
+            ordered.append((node, key, nth))
+        label = container_label(node)
+        inner = (*context, label) if label else context
+        stack.extend((child, inner) for child in reversed(node.children))
+    return {
+        node: Identity(node.role, node.name, key[3], nth, counts[key]) for node, key, nth in ordered
+    }
 
 
 class RefRegistry:
-    """Refs of one tab: issued by snapshots, looked up by actions."""
+    """Refs of one tab: handed out by snapshots, looked up by actions."""
 
     def __init__(self) -> None:
-        self._refs: dict[str, RefInfo] = {}
-        self._retired: dict[str, RefInfo] = {}
-        self._document = ""
+        self._next = 1
+        self._entries: dict[str, RefEntry] = {}
+        self._by_key: dict[tuple[str, str], str] = {}  # (doc, Playwright ref) -> our ref
+        self.main_doc = ""
 
-    @property
-    def document(self) -> str:
-        return self._document
+    def issue(self, capture: Capture, nodes: Iterable[Node]) -> None:
+        """Give each node a ref: its old one if the element had one, else a new one."""
+        if capture.main_doc != self.main_doc:
+            # A new main document: every element of the old one is gone with it.
+            self._entries.clear()
+            self._by_key.clear()
+            self.main_doc = capture.main_doc
+        wanted = [n for n in nodes if n.pw_ref is not None and n.ref is None]
+        if not wanted:
+            return
+        found = identities(capture)
+        for node in wanted:
+            assert node.pw_ref is not None
+            doc = capture.docs.get(node.frame, "")
+            key = (doc, node.pw_ref)
+            ref = self._by_key.get(key) if doc else None
+            if ref is None:
+                ref = f"e{self._next}"
+                self._next += 1
+                if doc:  # a frame whose document we could not identify gets no reuse
+                    self._by_key[key] = ref
+            self._entries[ref] = RefEntry(
+                ref=ref,
+                pw_ref=node.pw_ref,
+                doc=doc,
+                main_doc=capture.main_doc,
+                frame=node.frame,
+                identity=found[node],
+            )
+            node.ref = ref
+        if len(self._entries) > MAX_ENTRIES:
+            self._prune(capture)
 
-    def record(self, snapshot: str, document: str) -> list[RefNode]:
-        """Remember the refs of a fresh snapshot of `document`."""
-        if document != self._document:
-            # A new document: refs of the old one can never be valid again.
-            self._retired = self._refs
-            self._refs = {}
-            self._document = document
-        nodes = parse_refs(snapshot)
-        for node in nodes:
-            self._refs[node.ref] = RefInfo(node, document)
-        return nodes
+    def reattach(self, capture: Capture) -> None:
+        """Put refs handed out earlier (by `find`, say) on the nodes that carry them now."""
+        if capture.main_doc != self.main_doc:
+            return
+        for node in capture.root.walk():
+            if node.pw_ref is not None and node.ref is None:
+                ref = self._by_key.get((capture.docs.get(node.frame, ""), node.pw_ref))
+                if ref is not None:
+                    node.ref = ref
 
-    def lookup(self, ref: str) -> RefInfo | None:
-        """The ref as issued for the current document, if it was."""
-        return self._refs.get(ref)
+    def lookup(self, ref: str) -> RefEntry | None:
+        return self._entries.get(ref)
 
-    def retired(self, ref: str) -> RefInfo | None:
-        """The ref as issued for the previous document, if it was and was not reissued."""
-        return None if ref in self._refs else self._retired.get(ref)
+    def was_issued(self, ref: str) -> bool:
+        """True for any ref this tab ever handed out, dead or alive."""
+        digits = ref.rsplit("e", 1)[-1]
+        return ref.startswith("e") and digits.isdigit() and 0 < int(digits) < self._next
+
+    def _prune(self, capture: Capture) -> None:
+        live = {n.ref for n in capture.root.walk() if n.ref is not None}
+        for ref in [r for r in self._entries if r not in live]:
+            entry = self._entries.pop(ref)
+            self._by_key.pop((entry.doc, entry.pw_ref), None)
 
     def __len__(self) -> int:
-        return len(self._refs)
+        return len(self._entries)

@@ -1,0 +1,16 @@
+"""THE command table. Each command is defined once, in one of these modules.
+
+Importing the package registers every command, in the order the CLI lists them.
+"""
+
+from steadyhand.commands import (  # noqa: F401  (imported to register their commands)
+    acting,
+    lifecycle,
+    navigation,
+    screenshot,
+    snapshots,
+    tabs,
+)
+from steadyhand.commands.table import COMMANDS, Command, Params, Result, TabParams
+
+__all__ = ["COMMANDS", "Command", "Params", "Result", "TabParams"]

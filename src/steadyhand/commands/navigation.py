@@ -1,0 +1,86 @@
+"""Commands that load pages: open, navigate, back, forward, reload."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Literal
+
+from playwright.async_api import Error as PlaywrightError
+
+from steadyhand.call import Call
+from steadyhand.commands.results import NavigationResult, navigation_result
+from steadyhand.commands.table import Params, TabParams, command, positional
+from steadyhand.engine.session import Tab
+from steadyhand.engine.urls import normalize_url
+
+
+class OpenParams(Params):
+    url: str = positional("URL to open")
+
+
+async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
+    """Load an already normalized URL in the tab and wait for its load event."""
+    try:
+        response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
+    except PlaywrightError as exc:
+        if "net::ERR_" in str(exc):
+            # Chromium commits its error page right after a failed load; let it land so
+            # the next navigation of this tab is not interrupted by it.
+            with contextlib.suppress(PlaywrightError):
+                await tab.page.wait_for_url(
+                    lambda u: u.startswith("chrome-error:"), timeout=min(1000, call.remaining_ms())
+                )
+        raise
+    return await navigation_result(tab, response)
+
+
+@command("open", creates_session=True)
+async def open_(call: Call, params: OpenParams) -> NavigationResult:
+    """Open a URL in a new tab (starting the session if needed)."""
+    url = normalize_url(params.url)
+    session = await call.session(create=True)
+    blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
+    tab = blank[0] if len(session.tabs) == 1 and blank else await session.new_tab()
+    call.tab_id = session.tab(tab.id).id
+    return await goto(call, tab, url)
+
+
+class NavigateParams(TabParams):
+    url: str = positional("URL to load in the tab")
+
+
+@command("navigate", creates_session=True)
+async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
+    """Load a URL in the current tab (opening a tab if the session has none)."""
+    url = normalize_url(params.url)
+    session = await call.session(create=True)
+    if params.tab is None and not session.has_tabs():
+        await session.new_tab()
+    return await goto(call, await call.tab(params.tab), url)
+
+
+async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -> NavigationResult:
+    before = tab.page.url
+    move = tab.page.go_back if step == "back" else tab.page.go_forward
+    response = await move(wait_until="load", timeout=call.remaining_ms())
+    return await navigation_result(tab, response, tab.page.url != before or response is not None)
+
+
+@command("back")
+async def back(call: Call, params: TabParams) -> NavigationResult:
+    """Go back one page in the tab's history (navigated=false when there is none)."""
+    return await history_step(call, await call.tab(params.tab), "back")
+
+
+@command("forward")
+async def forward(call: Call, params: TabParams) -> NavigationResult:
+    """Go forward one page in the tab's history (navigated=false when there is none)."""
+    return await history_step(call, await call.tab(params.tab), "forward")
+
+
+@command("reload")
+async def reload(call: Call, params: TabParams) -> NavigationResult:
+    """Reload the tab's page."""
+    tab = await call.tab(params.tab)
+    response = await tab.page.reload(wait_until="load", timeout=call.remaining_ms())
+    return await navigation_result(tab, response)

@@ -1,0 +1,87 @@
+"""Results several commands share: where a tab is, what an action did."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Response
+from pydantic import Field
+
+from steadyhand.commands.table import Result
+from steadyhand.engine.session import Session, Tab
+
+
+class TabInfo(Result):
+    id: str
+    url: str
+    title: str
+    current: bool
+
+
+class PageResult(Result):
+    """Where a tab is after a command."""
+
+    tab: str
+    url: str
+    title: str
+
+
+class NavigationResult(PageResult):
+    status: int | None = Field(None, description="HTTP status of the main document")
+    navigated: bool = True
+
+
+class ActionResult(PageResult):
+    action: str
+    ref: str | None = None
+    navigated: bool = Field(False, description="the action changed the tab's URL")
+    detail: dict[str, Any] = Field(default_factory=dict)
+    reresolved: dict[str, str] = Field(
+        default_factory=dict,
+        description="refs the page had replaced, each with the ref of the element acted on",
+    )
+    changes: str | None = Field(None, description="what the action changed on the page")
+
+
+async def page_result(tab: Tab) -> dict[str, str]:
+    return {"tab": tab.id, "url": tab.page.url, "title": await tab.page.title()}
+
+
+async def navigation_result(
+    tab: Tab, response: Response | None, navigated: bool = True
+) -> NavigationResult:
+    status = response.status if response else None
+    return NavigationResult(**await page_result(tab), status=status, navigated=navigated)
+
+
+async def action_result(
+    tab: Tab, action: str, ref: str | None, url_before: str, **detail: Any
+) -> ActionResult:
+    where = await page_result(tab)
+    return ActionResult(
+        **where, action=action, ref=ref, navigated=where["url"] != url_before, detail=detail
+    )
+
+
+TITLE_WAIT_S = 1.0
+NOT_RESPONDING = "(not responding)"
+
+
+async def title_or_busy(tab: Tab) -> str:
+    """The tab's title, without letting one hung page stall a listing of many."""
+    try:
+        return await asyncio.wait_for(tab.page.title(), TITLE_WAIT_S)
+    except (TimeoutError, PlaywrightError):
+        return NOT_RESPONDING
+
+
+async def tab_infos(session: Session) -> list[TabInfo]:
+    current = session.current_tab_id
+    tabs = list(session.tabs.values())  # a popup may be adopted while we await titles
+    titles = await asyncio.gather(*(title_or_busy(t) for t in tabs))
+    return [
+        TabInfo(id=t.id, url=t.page.url, title=title, current=t.id == current)
+        for t, title in zip(tabs, titles, strict=True)
+    ]

@@ -1,0 +1,73 @@
+"""The screenshot command: the tab, one element, or the page with ref labels."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
+
+from steadyhand.actions.resolve import element
+from steadyhand.call import Call
+from steadyhand.commands.results import PageResult, page_result
+from steadyhand.commands.table import TabParams, command, file_path
+from steadyhand.engine.session import Tab
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+
+class ScreenshotParams(TabParams):
+    ref: str | None = Field(None, description="only this element")
+    full_page: bool = Field(False, description="the whole scrollable page, not the viewport")
+    path: str | None = file_path("where to write the PNG (default: the artifacts dir)")
+
+
+class ScreenshotResult(PageResult):
+    path: str
+    bytes: int
+
+
+CAPTURE_TRIES = 4
+
+
+async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> bytes:
+    """A PNG of the page; retried briefly while a headed window has no frame to capture yet.
+
+    A headed Chromium (on Xvfb, say) answers "Unable to capture screenshot" until its
+    window has painted once; that clears within a few hundred milliseconds.
+    """
+    for attempt in range(1, CAPTURE_TRIES + 1):
+        try:
+            return await tab.page.screenshot(
+                path=path, full_page=full_page, timeout=call.remaining_ms()
+            )
+        except PlaywrightError as exc:
+            if "Unable to capture screenshot" not in str(exc) or attempt == CAPTURE_TRIES:
+                raise
+            await asyncio.sleep(0.15 * attempt)
+    raise AssertionError("unreachable")
+
+
+@command("screenshot")
+async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
+    """Save a PNG of the tab (or one element) and return its path."""
+    tab = await call.tab(params.tab)
+    if params.path is not None:
+        path = Path(params.path)
+        if not path.is_absolute():
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"screenshot path {params.path!r} is relative",
+                "give an absolute path (the daemon's working directory is not yours)",
+            )
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
+        path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-{tab.id}.png"
+    await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
+    if params.ref:
+        async with element(tab, params.ref, call.remaining_ms()) as target:
+            png = await target.handle.screenshot(path=path, timeout=call.remaining_ms())
+    else:
+        png = await capture_page(call, tab, path, params.full_page)
+    return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png))

@@ -1,0 +1,299 @@
+"""Commands that read a page: snapshot (its views, pages and diffs) and find."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
+
+from steadyhand.actions.resolve import resolve_entry
+from steadyhand.call import Call
+from steadyhand.commands.results import PageResult, page_result
+from steadyhand.commands.table import Result, TabParams, command, positional
+from steadyhand.engine.session import Tab
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.capture import Capture
+from steadyhand.snapshot.diff import report
+from steadyhand.snapshot.find import find_nodes
+from steadyhand.snapshot.render import (
+    Mode,
+    View,
+    node_line,
+    own_text,
+    page,
+    render,
+    truncation_marker,
+)
+from steadyhand.snapshot.take import take
+from steadyhand.snapshot.tree import Node, parse
+
+_REF_IN_TEXT = re.compile(r"\[ref=(e\d+)\]")
+
+
+class SnapshotParams(TabParams):
+    interactive: bool = Field(
+        False, description="only what can be acted on, each with its heading/landmark/row"
+    )
+    compact: bool = Field(False, description="drop unnamed structural wrappers")
+    depth: int | None = Field(None, ge=1, description="only this many levels of the tree")
+    selector: str | None = Field(None, description="only the subtree of this CSS selector")
+    ref: str | None = Field(None, description="only the subtree of this ref")
+    frame: str | None = Field(
+        None, description="only this iframe: its ref, or its frame name or part of its URL"
+    )
+    max_chars: int | None = Field(
+        None, ge=200, description="cut the text here (default: the snapshot_max_chars setting)"
+    )
+    offset: int = Field(0, ge=0, description="start at this character (to read a cut snapshot)")
+    urls: bool = Field(False, description="show link targets")
+    cells: bool = Field(False, description="tables as a tree, with a ref on every cell")
+    diff: bool = Field(False, description="only what changed since this tab's last snapshot")
+
+
+class SnapshotResult(PageResult):
+    snapshot: str
+    refs: int = Field(description="how many refs this text hands out")
+    chars: int = Field(description="length of the whole snapshot, all parts together")
+    offset: int = 0
+    next_offset: int | None = Field(None, description="where the next part starts, if cut")
+
+
+def _mode(params: SnapshotParams) -> Mode:
+    if params.interactive and params.compact:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "--interactive and --compact are two different views",
+            "choose one: --interactive lists what can be acted on, --compact keeps the text",
+        )
+    return "interactive" if params.interactive else "compact" if params.compact else "default"
+
+
+@command("snapshot")
+async def snapshot(call: Call, params: SnapshotParams) -> SnapshotResult:
+    """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
+    view = View(_mode(params), params.depth, params.urls, params.cells)
+    scoped = params.selector is not None or params.ref is not None or params.frame is not None
+    if params.diff and scoped:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "--diff compares the whole tab; it does not take --selector, --ref or --frame",
+            "drop the scope, or take a scoped snapshot without --diff",
+        )
+    if params.selector is not None and params.ref is not None:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "give --selector or --ref, not both",
+            "--ref eN for an element from a snapshot, --selector for a CSS selector",
+        )
+    tab = await call.tab(params.tab)
+    max_chars = params.max_chars or call.runtime.settings.snapshot_max_chars
+    key: tuple[object, ...] = (view, params.selector, params.ref, params.frame, params.diff)
+    if params.offset and tab.paged is not None and tab.paged[0] == key:
+        text = tab.paged[1]  # the same text the earlier parts came from
+    else:
+        text = await _snapshot_text(call, tab, params, view)
+        tab.paged = (key, text)
+    chunk = page(text, params.offset, max_chars)
+    shown = chunk.text + truncation_marker(chunk)
+    return SnapshotResult(
+        **await page_result(tab),
+        snapshot=shown,
+        refs=len(set(_REF_IN_TEXT.findall(chunk.text))),
+        chars=chunk.total,
+        offset=chunk.offset,
+        next_offset=chunk.next_offset,
+    )
+
+
+async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: View) -> str:
+    selected: set[str] | None = None
+    if params.selector is not None:
+        selected, loose = await _selector_refs(call, tab, params.selector, params.frame)
+        if not selected:
+            return render([loose], view)  # nothing in it can be acted on: no refs to keep
+    taken = await take(tab, call.remaining_ms())
+    if params.diff:
+        text = report(tab.baseline, taken, view)
+        tab.baseline = taken
+        return text
+    roots: list[Node] = [taken.root]
+    if params.frame is not None:
+        roots = [await _frame_root(tab, taken, params.frame)]
+    if params.ref is not None:
+        roots = [_ref_root(tab, taken, params.ref, roots)]
+    if selected is not None:
+        roots = _topmost(roots, selected)
+    elif params.frame is None and params.ref is None:
+        tab.baseline = taken  # the agent has seen the whole page as it is now
+    return render(roots, view)
+
+
+def _walk(roots: list[Node]) -> list[Node]:
+    return [node for root in roots for node in root.walk()]
+
+
+def _topmost(roots: list[Node], selected: set[str]) -> list[Node]:
+    """The highest nodes whose Playwright ref is in `selected`, in document order."""
+    found: list[Node] = []
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if node.pw_ref in selected:
+            found.append(node)
+        else:
+            stack.extend(reversed(node.children))
+    return found
+
+
+async def _selector_refs(
+    call: Call, tab: Tab, selector: str, frame: str | None
+) -> tuple[set[str], Node]:
+    """Playwright refs inside the first element matching `selector`, and its own tree."""
+    scope = _frame_by_name(tab, frame) if frame is not None and not frame.startswith("e") else None
+    locator = (scope or tab.page).locator(selector)
+    try:
+        count = await locator.count()
+    except PlaywrightError as exc:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"--selector {selector!r} is not a valid selector",
+            "give a CSS selector, e.g. 'form#login' or 'main table'",
+        ) from exc
+    if count == 0:
+        raise SteadyhandError(
+            ErrorCode.NOT_FOUND,
+            f"no element matches --selector {selector!r}",
+            "check the selector against the page (snapshot without it shows the page)",
+        )
+    text = await locator.first.aria_snapshot(mode="ai", timeout=call.remaining_ms())
+    tree = parse(text)
+    return {n.pw_ref for n in tree.walk() if n.pw_ref is not None}, tree
+
+
+def _ref_root(tab: Tab, taken: Capture, ref: str, roots: list[Node]) -> Node:
+    resolve_entry(tab, ref)  # bad_request / not_found / stale for refs never handed out
+    for node in _walk(roots):
+        if node.ref == ref:
+            return node
+    raise SteadyhandError(
+        ErrorCode.STALE_REF,
+        f"ref {ref} is not on the page now (or not in the scope asked for)",
+        "take a new snapshot and use a ref from it",
+        {"ref": ref, "tab": tab.id},
+    )
+
+
+def _frame_by_name(tab: Tab, wanted: str) -> Any:
+    """The frame whose name is `wanted`, or whose URL contains it."""
+    frames = tab.page.frames[1:]
+    for frame in frames:
+        if frame.name == wanted:
+            return frame
+    for frame in frames:
+        if wanted in frame.url:
+            return frame
+    listed = ", ".join(f"{f.name or '(no name)'} {f.url}" for f in frames) or "none"
+    raise SteadyhandError(
+        ErrorCode.NOT_FOUND,
+        f"no frame named {wanted!r} or with it in its URL",
+        f"frames of this tab: {listed}; an iframe's ref from a snapshot works too",
+    )
+
+
+async def _frame_root(tab: Tab, taken: Capture, wanted: str) -> Node:
+    """The iframe node whose document is the frame asked for (by ref, name or URL)."""
+    if re.fullmatch(r"e\d+", wanted):
+        node = _ref_root(tab, taken, wanted, [taken.root])
+        if node.role != "iframe":
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{wanted} is a {node.role}, not an iframe",
+                "give the ref of an iframe, or use --ref for any other element",
+            )
+        return node
+    frame = _frame_by_name(tab, wanted)
+    try:
+        doc = await frame.evaluate("() => String(performance.timeOrigin)")
+    except PlaywrightError as exc:
+        raise SteadyhandError(
+            ErrorCode.STALE_REF, f"frame {wanted!r} went away while being read", "try again"
+        ) from exc
+    index = next((i for i, d in taken.docs.items() if d == doc and i), None)
+    for node in taken.root.walk():
+        if node.role == "iframe" and node.children and node.children[0].frame == index:
+            return node
+    raise SteadyhandError(
+        ErrorCode.NOT_FOUND,
+        f"frame {wanted!r} shows nothing that can be read or acted on",
+        "it may be empty, hidden or still loading; a whole-page snapshot shows what there is",
+    )
+
+
+# ---------------------------------------------------------------- find
+
+
+class FindParams(TabParams):
+    text: str | None = positional("text to look for in names, values and text", None)
+    role: str | None = Field(None, description="only elements with this role, e.g. button")
+    name: str | None = Field(None, description="only elements whose name contains this")
+    exact: bool = Field(False, description="match text and name exactly, case included")
+    limit: int = Field(20, ge=1, le=500, description="at most this many matches")
+
+
+class Match(Result):
+    ref: str
+    role: str
+    name: str
+    value: str | None = None
+    context: str = Field(description="landmark > heading > container it sits in")
+    near: str = Field("", description="its table row or list item")
+
+
+class FindResult(PageResult):
+    matches: list[Match]
+    total: int = Field(description="how many matched before --limit")
+    text: str = Field(description="the matches as snapshot lines, with their context")
+
+
+@command("find")
+async def find(call: Call, params: FindParams) -> FindResult:
+    """Find elements by text, role or name: their refs and context, without a snapshot."""
+    if not (params.text or params.role or params.name):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "find needs TEXT, --role or --name",
+            'e.g. find "Sign in", or find --role button --name Save',
+        )
+    tab = await call.tab(params.tab)
+    taken = await take(tab, call.remaining_ms())
+    found = find_nodes(taken, params.text, params.role, params.name, params.exact)
+    shown = found[: params.limit]
+    tab.refs.issue(taken, [f.node for f in shown])
+    view = View()
+    matches, lines = [], []
+    for item in shown:
+        node = item.node
+        assert node.ref is not None
+        matches.append(
+            Match(
+                ref=node.ref,
+                role=node.role,
+                name=node.name,
+                value=own_text(node),
+                context=item.path,
+                near=item.near,
+            )
+        )
+        where = f"  [{item.path}]" if item.path else ""
+        near = f" ({item.near})" if item.near else ""
+        lines.append(node_line(node, view) + where + near)
+    if len(found) > len(shown):
+        lines.append(f"[… {len(found) - len(shown)} more; raise --limit or narrow the search]")
+    return FindResult(
+        **await page_result(tab),
+        matches=matches,
+        total=len(found),
+        text="\n".join(lines) if lines else "no match",
+    )

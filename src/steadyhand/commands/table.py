@@ -1,0 +1,113 @@
+"""The command table's machinery: how a command is declared and what every one takes.
+
+Each command is defined once, by decorating its handler with `@command`: its params and
+result models are read from the handler's annotations and its doc is the first line of
+its docstring. Every front (CLI, JSON-RPC, and later HTTP, MCP and tool schemas) is
+generated from COMMANDS.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from steadyhand.call import Call
+
+
+class Params(BaseModel):
+    """Fields every command takes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field("default", description="session to act in")
+    timeout_ms: int | None = Field(
+        None,
+        ge=1,
+        le=600_000,
+        description="deadline for the whole command, in milliseconds",
+        json_schema_extra={"flag": "timeout"},
+    )
+
+
+class TabParams(Params):
+    tab: str | None = Field(None, description="tab id (default: the last tab used)")
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+P = TypeVar("P", bound=Params)
+R = TypeVar("R", bound=Result)
+Handler = Callable[[Call, Any], Awaitable[Result]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # dotted: "tab.new" is `steadyhand tab new` and JSON-RPC method "tab.new"
+    params: type[Params]
+    result: type[Result]
+    handler: Handler
+    doc: str
+    touches_page: bool  # writes an action_log row
+    creates_session: bool  # may start the session it names
+    autostart: bool  # calling it from the CLI starts the daemon when none runs
+    sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str, *, touches_page: bool = True, creates_session: bool = False, autostart: bool = True
+) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
+    """Register a handler; its annotations give the params and result models."""
+
+    def register(handler: Callable[[Call, P], Awaitable[R]]) -> Callable[[Call, P], Awaitable[R]]:
+        hints = get_type_hints(handler)
+        doc = (inspect.getdoc(handler) or "").splitlines()
+        if not doc:
+            raise TypeError(f"command {name} needs a docstring")
+        params: type[Params] = hints["params"]
+        COMMANDS[name] = Command(
+            name=name,
+            params=params,
+            result=hints["return"],
+            handler=handler,
+            doc=doc[0],
+            touches_page=touches_page,
+            creates_session=creates_session,
+            autostart=autostart,
+            sensitive=sensitive_fields(params),
+        )
+        return handler
+
+    return register
+
+
+def positional(description: str, default: Any = ..., sensitive: bool = False) -> Any:
+    """A field given on the CLI without a flag, in declaration order.
+
+    `sensitive`: it may carry a secret (text typed into a field), so it is redacted from
+    the log and the store unless the handler shows it went somewhere harmless.
+    """
+    extra: dict[str, JsonValue] = {"positional": True, "sensitive": sensitive}
+    return Field(default, description=description, json_schema_extra=extra)
+
+
+def sensitive_fields(params: type[Params]) -> tuple[str, ...]:
+    """Params declared `sensitive`: redacted whole until a handler reveals them."""
+    return tuple(
+        name
+        for name, field in params.model_fields.items()
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("sensitive")
+    )
+
+
+def file_path(description: str) -> Any:
+    """A filesystem path: the CLI makes it absolute before sending it to the daemon."""
+    return Field(None, description=description, json_schema_extra={"file_path": True})

@@ -1,0 +1,68 @@
+"""Tab commands: list, open, focus, close."""
+
+from __future__ import annotations
+
+from steadyhand.call import Call
+from steadyhand.commands.navigation import goto
+from steadyhand.commands.results import (
+    NavigationResult,
+    PageResult,
+    TabInfo,
+    navigation_result,
+    page_result,
+    tab_infos,
+)
+from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.engine.urls import normalize_url
+
+
+class TabList(Result):
+    tabs: list[TabInfo]
+
+
+@command("tabs", touches_page=False)
+async def tabs(call: Call, params: Params) -> TabList:
+    """List the session's tabs; the current one is marked."""
+    return TabList(tabs=await tab_infos(await call.session()))
+
+
+class TabNewParams(Params):
+    url: str | None = positional("URL to open in the new tab", None)
+
+
+@command("tab.new", creates_session=True)
+async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
+    """Open a new tab (blank, or at a URL) and make it current."""
+    url = normalize_url(params.url) if params.url else None
+    session = await call.session(create=True)
+    tab = await session.new_tab()
+    call.tab_id = tab.id
+    if url is None:
+        return await navigation_result(tab, None, navigated=False)
+    return await goto(call, tab, url)
+
+
+class TabIdParams(Params):
+    tab: str = positional("tab id, e.g. t2")
+
+
+@command("tab.focus")
+async def tab_focus(call: Call, params: TabIdParams) -> PageResult:
+    """Make a tab the current one and bring it to the front."""
+    tab = await call.tab(params.tab)
+    await tab.page.bring_to_front()
+    return PageResult(**await page_result(tab))
+
+
+class TabCloseParams(Params):
+    tab: str | None = positional("tab id (default: the current tab)", None)
+
+
+@command("tab.close")
+async def tab_close(call: Call, params: TabCloseParams) -> TabList:
+    """Close a tab; the most recent remaining tab becomes current."""
+    tab = await call.tab(params.tab)
+    session = await call.session()
+    await tab.page.close()
+    session.forget(tab.id)
+    return TabList(tabs=await tab_infos(session))

@@ -1,0 +1,139 @@
+"""What changed between two captures of one document: added, removed and changed nodes.
+
+Children are matched by ref where they have one (a ref names one element for its life) and
+by their own line otherwise; a node whose line differs but whose place is the same is
+"changed". Each change is one line, with the container it sits in, so the agent can read
+it without the rest of the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from steadyhand.snapshot.capture import Capture
+from steadyhand.snapshot.render import TABLES, View, node_line, render
+from steadyhand.snapshot.tree import Node
+
+
+@dataclass
+class Changes:
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.added) + len(self.removed) + len(self.changed)
+
+    def summary(self) -> str:
+        return f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
+
+
+def report(old: Capture | None, new: Capture, view: View) -> str:
+    """What the agent needs to know of `new`, given that it last saw `old`.
+
+    Only the changes when both are the same document; the whole page otherwise.
+    """
+    view = View(mode="default", urls=view.urls, cells=view.cells, focus=False)
+    if old is None:
+        return "# no earlier snapshot of this tab: the whole page\n" + render([new.root], view)
+    if old.main_doc != new.main_doc:
+        return f"# a new document since the last snapshot ({new.url}): the whole page\n" + render(
+            [new.root], view
+        )
+    changes = diff(old.root, new.root, view)
+    if not changes.count:
+        return "# no changes since the last snapshot"
+    return f"# {changes.summary()} since the last snapshot\n" + "\n".join(changes.lines)
+
+
+def diff(old: Node, new: Node, view: View) -> Changes:
+    """Changes from tree `old` to tree `new` (both roots of one document)."""
+    changes = Changes()
+    _children(old, new, view, changes)
+    return changes
+
+
+def _key(node: Node, view: View) -> tuple[str, ...]:
+    if node.ref is not None:
+        return ("ref", node.ref)
+    return ("line", node_line(node, view))
+
+
+def _children(old: Node, new: Node, view: View, changes: Changes) -> None:
+    a, b = _visible_children(old, view), _visible_children(new, view)
+    keys_a, keys_b = [_key(n, view) for n in a], [_key(n, view) for n in b]
+    matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            for x, y in zip(a[i1:i2], b[j1:j2], strict=True):
+                _pair(x, y, view, changes)
+            continue
+        olds, news = a[i1:i2], b[j1:j2]
+        # Same place, same role, neither pinned by a ref: one node whose content changed.
+        while olds and news and _same_slot(olds[0], news[0]):
+            _pair(olds.pop(0), news.pop(0), view, changes)
+        for gone in olds:
+            _note(changes.removed, changes, "-", node_line(gone, view), new)
+        for born in news:
+            _note(changes.added, changes, "+", _subtree(born, view), new)
+
+
+def _visible_children(node: Node, view: View) -> list[Node]:
+    """Children as the view shows them: a table's rows come out of their row groups."""
+    if node.role in TABLES and not view.cells:
+        rows: list[Node] = []
+        stack = list(reversed(node.children))
+        while stack:
+            child = stack.pop()
+            if child.role in ("rowgroup", "generic") and child.ref is None:
+                stack.extend(reversed(child.children))
+            else:
+                rows.append(child)
+        return rows
+    return node.children
+
+
+def _same_slot(x: Node, y: Node) -> bool:
+    return x.role == y.role and x.ref is None and y.ref is None
+
+
+def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:
+    before, after = node_line(x, view), node_line(y, view)
+    if before != after:
+        _note(
+            changes.changed, changes, "~", f"{after}   (was: {before.removeprefix('- ')})", y.parent
+        )
+    if y.role == "row" and not view.cells:
+        return  # a row is one line: its cells changed with it
+    _children(x, y, view, changes)
+
+
+def _subtree(node: Node, view: View) -> str:
+    text = render([node], view)
+    lines = text.splitlines()
+    if len(lines) > 1:
+        return lines[0] + "\n" + "\n".join("    " + line for line in lines[1:])
+    return text
+
+
+def _note(bucket: list[str], changes: Changes, mark: str, text: str, where: Node | None) -> None:
+    bucket.append(text)
+    container = _container(where)
+    suffix = f"   in: {container}" if container else ""
+    first, *rest = text.split("\n")
+    changes.lines.append(f"{mark} {first.removeprefix('- ')}{suffix}")
+    changes.lines.extend(rest)
+
+
+def _container(node: Node | None) -> str:
+    """The nearest ancestor-or-self with a ref or a name, to say where a change happened."""
+    while node is not None and node.role != "document":
+        if node.ref is not None or node.name:
+            name = f' "{node.name[:40]}"' if node.name else ""
+            ref = f" [ref={node.ref}]" if node.ref else ""
+            return f"{node.role}{name}{ref}"
+        node = node.parent
+    return ""
