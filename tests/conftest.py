@@ -29,6 +29,14 @@ def site() -> Iterator[str]:
     server.shutdown()
 
 
+@pytest.fixture(scope="session")
+def cross_site() -> Iterator[str]:
+    """The same files from a second port, named `localhost`: another origin and site."""
+    server = serve_directory(FIXTURES)
+    yield f"http://localhost:{server.server_address[1]}"
+    server.shutdown()
+
+
 @dataclass
 class CliRun:
     rc: int

@@ -12,20 +12,33 @@ from pydantic import Field
 from steadyhand.actions.resolve import element
 from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
-from steadyhand.commands.table import TabParams, command, file_path
+from steadyhand.commands.table import Result, TabParams, command, file_path
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.labels import draw, erase, labels_for
+from steadyhand.snapshot.take import take
 
 
 class ScreenshotParams(TabParams):
     ref: str | None = Field(None, description="only this element")
     full_page: bool = Field(False, description="the whole scrollable page, not the viewport")
     path: str | None = file_path("where to write the PNG (default: the artifacts dir)")
+    labels: bool = Field(
+        False, description="draw a box and its ref over every element that can be acted on"
+    )
+
+
+class LabelInfo(Result):
+    ref: str
+    role: str
+    name: str
+    box: list[int] = Field(description="x, y, width, height in CSS pixels of the image")
 
 
 class ScreenshotResult(PageResult):
     path: str
     bytes: int
+    labels: list[LabelInfo] | None = Field(None, description="the labels drawn, with --labels")
 
 
 CAPTURE_TRIES = 4
@@ -65,9 +78,35 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
         stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
         path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-{tab.id}.png"
     await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
+    if params.labels and params.ref:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "--labels draws over the whole page; it does not take --ref",
+            "drop --ref, or take the element's screenshot without --labels",
+        )
+    drawn: list[LabelInfo] | None = None
     if params.ref:
         async with element(tab, params.ref, call.remaining_ms()) as target:
             png = await target.handle.screenshot(path=path, timeout=call.remaining_ms())
+    elif params.labels:
+        png, drawn = await labelled(call, tab, path, params.full_page)
     else:
         png = await capture_page(call, tab, path, params.full_page)
-    return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png))
+    return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png), labels=drawn)
+
+
+async def labelled(
+    call: Call, tab: Tab, path: Path, full_page: bool
+) -> tuple[bytes, list[LabelInfo]]:
+    """A PNG with every actionable element boxed and labelled; the page is left as it was."""
+    taken = await take(tab, call.remaining_ms(), boxes=True)
+    size = tab.page.viewport_size
+    viewport = None if full_page or size is None else (size["width"], size["height"])
+    found = await labels_for(tab, taken, viewport)
+    try:
+        await draw(tab, found)
+        png = await capture_page(call, tab, path, full_page)
+    finally:
+        await erase(tab)
+    infos = [LabelInfo(ref=f.ref, role=f.role, name=f.name, box=list(f.box)) for f in found]
+    return png, infos

@@ -136,6 +136,9 @@ def _tree(node: Node, depth: int, view: View, lines: list[str]) -> None:
         return
     children = node.children
     line = "  " * depth + node_line(node, view)
+    if node.role == "row" and not view.cells:
+        lines.append(line)  # a row is one line (met alone, e.g. in a diff)
+        return
     if children and view.depth is not None and depth + 1 >= view.depth:
         hidden = sum(1 for _ in node.walk()) - 1
         where = f"; snapshot --ref {node.ref} shows them" if node.ref else ""

@@ -1,0 +1,149 @@
+"""Snapshot views, paging, diffs, changes after actions and the labelled screenshot."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from steadyhand.snapshot.lookup import find_ref, refs_in
+from tests.conftest import Daemon
+from tests.png import pixel, read_png
+
+pytestmark = pytest.mark.integration
+
+WHOLE = 10_000_000  # max_chars that never cuts
+
+
+def snap(daemon: Daemon, session: str, **options: object) -> str:
+    options.setdefault("max_chars", WHOLE)
+    text: str = daemon.call("snapshot", session=session, **options)["snapshot"]
+    return text
+
+
+def test_views_of_one_page(daemon: Daemon, site: str) -> None:
+    s = "views"
+    daemon.call("open", session=s, url=f"{site}/people.html")
+    default = snap(daemon, s)
+    # Text stays readable; refs only on what can be acted on (and a few containers).
+    assert "- paragraph: 3 people" in default and "first item" in default
+    assert (
+        'heading "People" [level=1]' in default and 'heading "People" [level=1] [ref' not in default
+    )
+    assert {role for _ref, role, _name in refs_in(default)} <= {"button", "table", "list"}
+    # A table is one line per row; the caption repeats the table's name, so it is dropped.
+    assert "- header: Name | Email | Actions" in default
+    assert re.search(r'- row: Alice \| alice@example.com \| button "Delete" \[ref=e\d+\]', default)
+    assert "caption" not in default
+
+    interactive = snap(daemon, s, interactive=True)
+    assert '[table "Team" > "People"]' not in interactive
+    assert re.search(
+        r'\[.*table "Team".*\]\n- button "Delete" \[ref=e\d+\]  \(row: Alice\)', interactive
+    )
+    assert "3 people" not in interactive, "interactive lists only what can be acted on"
+    assert set(refs_in(interactive)) <= set(refs_in(default))
+
+    cells = snap(daemon, s, cells=True)
+    assert re.search(r'cell "Alice" \[ref=e\d+\]', cells) is None, "no ref per cell by default"
+    assert '- cell "alice@example.com"' in cells
+
+    compact = snap(daemon, s, compact=True)
+    assert len(compact) <= len(default)
+    shallow = snap(daemon, s, depth=2)
+    assert "Alice" not in shallow and "snapshot --ref" in shallow
+
+    table_ref = find_ref(default, "table", "Team")
+    sub = snap(daemon, s, ref=table_ref)
+    assert sub.startswith('- table "Team"') and "first item" not in sub and "Carol" in sub
+    by_css = snap(daemon, s, selector="#items")
+    assert "first item" in by_css and "Alice" not in by_css
+    missing = daemon.fail("snapshot", session=s, selector="#nope")
+    assert missing.code == "not_found"
+    both = daemon.fail("snapshot", session=s, interactive=True, compact=True)
+    assert both.code == "bad_request"
+
+
+def test_urls_only_when_asked(daemon: Daemon, site: str) -> None:
+    s = "urls"
+    daemon.call("open", session=s, url=f"{site}/spa.html")
+    assert "/spa.html?settings" not in snap(daemon, s)
+    assert "[url=/spa.html?settings]" in snap(daemon, s, urls=True)
+
+
+def test_max_chars_marker_and_offset_paging_rebuild_the_whole_snapshot(
+    daemon: Daemon, site: str
+) -> None:
+    s = "paging"
+    daemon.call("open", session=s, url=f"{site}/big-table.html")
+    whole = daemon.call("snapshot", session=s, max_chars=WHOLE)
+    assert whole["next_offset"] is None and whole["chars"] == len(whole["snapshot"])
+    assert whole["snapshot"].count("- row: #") == 300
+    parts, offset = [], 0
+    while True:
+        part = daemon.call("snapshot", session=s, max_chars=4000, offset=offset)
+        body, _, marker = part["snapshot"].partition("\n[… truncated")
+        parts.append(body if part["next_offset"] is not None else part["snapshot"])
+        if part["next_offset"] is None:
+            break
+        assert f"snapshot --offset {part['next_offset']}" in marker
+        assert len(body) <= 4000 and body.endswith("\n"), "cut after a whole line"
+        offset = part["next_offset"]
+    assert len(parts) > 3
+    assert "".join(parts) == whole["snapshot"]
+
+
+def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, site: str) -> None:
+    s = "diff"
+    daemon.call("open", session=s, url=f"{site}/people.html")
+    page = snap(daemon, s)
+    add = find_ref(page, "button", "Add person")
+    quiet = daemon.call("click", session=s, ref=add, changes=False)
+    assert quiet["changes"] is None
+    diff = snap(daemon, s, diff=True)
+    assert diff.startswith("# 1 changed, 2 added, 0 removed since the last snapshot"), diff
+    lines = diff.splitlines()[1:]
+    assert len(lines) == 3, diff
+    assert any(line.startswith("+ listitem: Dan added") for line in lines)
+    assert any(line.startswith('+ row: Dan | dan@example.com | button "Delete"') for line in lines)
+    assert any(
+        line.startswith("~ paragraph: 4 people   (was: paragraph: 3 people)") for line in lines
+    )
+    assert snap(daemon, s, diff=True) == "# no changes since the last snapshot"
+
+    done = daemon.call("click", session=s, ref=add)  # changes on by default
+    assert done["changes"].startswith("# 1 changed, 2 added, 0 removed"), done["changes"]
+    assert "5 people" in done["changes"]
+    moved = daemon.call("navigate", session=s, url=f"{site}/spa.html")
+    assert moved["navigated"]
+    new_doc = snap(daemon, s, diff=True)
+    assert new_doc.startswith("# a new document since the last snapshot") and "Save home" in new_doc
+
+
+def test_labelled_screenshot_draws_labels_only_for_the_capture(
+    daemon: Daemon, site: str, tmp_path: Path
+) -> None:
+    s = "labels"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    page = snap(daemon, s)
+    before = tmp_path / "before.png"
+    daemon.call("screenshot", session=s, path=str(before))
+    shot = daemon.call("screenshot", session=s, labels=True, path=str(tmp_path / "labels.png"))
+    after = tmp_path / "after.png"
+    daemon.call("screenshot", session=s, path=str(after))
+
+    labels = {label["ref"]: label for label in shot["labels"]}
+    name_ref = find_ref(page, "textbox", "Name")
+    assert name_ref in labels and labels[name_ref]["role"] == "textbox"
+    assert find_ref(page, "button", "Place order") in labels
+    assert set(labels) <= {ref for ref, _role, _name in refs_in(page)}
+    assert before.read_bytes() == after.read_bytes(), "the overlay is gone after the capture"
+    assert Path(shot["path"]).read_bytes() != before.read_bytes()
+    # The first label's tag is drawn in its colour just above its box.
+    first = shot["labels"][0]
+    x, y = first["box"][0], first["box"][1]
+    _, _, rows = read_png(Path(shot["path"]))
+    assert pixel(rows, x + 1, max(0, y - 14) + 1) == (0xD7, 0x26, 0x3D)
+    _, _, plain = read_png(before)
+    assert pixel(plain, x + 1, max(0, y - 14) + 1) != (0xD7, 0x26, 0x3D)
