@@ -69,7 +69,7 @@ def main() -> int:
     print(f"demo site on {url}; state dir {os.environ['STEADYHAND_STATE_DIR']}")
     try:
         steadyhand("open", url)
-        page = steadyhand("snapshot")
+        page = steadyhand("snapshot", "--interactive")  # what can be acted on, in context
         name, email = ref_of(page, "textbox", "Full name"), ref_of(page, "textbox", "Email")
         password = ref_of(page, "textbox", "Password")
         steadyhand("fill", f"{name}=Ada Lovelace", f"{email}=ada@example.com")

@@ -170,20 +170,25 @@ class RefRegistry:
             self._entries.clear()
             self._by_key.clear()
             self.main_doc = capture.main_doc
-        wanted = [n for n in nodes if n.pw_ref is not None and n.ref is None]
-        if not wanted:
-            return
-        found = identities(capture)
-        for node in wanted:
-            assert node.pw_ref is not None
+        fresh: list[tuple[Node, str]] = []
+        for node in nodes:
+            if node.pw_ref is None or node.ref is not None:
+                continue
             doc = capture.docs.get(node.frame, "")
-            key = (doc, node.pw_ref)
-            ref = self._by_key.get(key) if doc else None
-            if ref is None:
-                ref = f"e{self._next}"
-                self._next += 1
-                if doc:  # a frame whose document we could not identify gets no reuse
-                    self._by_key[key] = ref
+            known = self._by_key.get((doc, node.pw_ref)) if doc else None
+            if known is not None and known in self._entries:
+                node.ref = known  # the same element: its ref, and the identity it had then
+            else:
+                fresh.append((node, doc))
+        if not fresh:
+            return
+        found = identities(capture)  # one pass over the tree, only when refs are new
+        for node, doc in fresh:
+            assert node.pw_ref is not None
+            ref = f"e{self._next}"
+            self._next += 1
+            if doc:  # a frame whose document could not be identified gets no reuse
+                self._by_key[(doc, node.pw_ref)] = ref
             self._entries[ref] = RefEntry(
                 ref=ref,
                 pw_ref=node.pw_ref,

@@ -210,23 +210,33 @@ def _inline(node: Node, view: View, top: bool = False) -> str:
 
 
 def _interactive(roots: Iterable[Node], lines: list[str]) -> None:
-    """Actionable elements under `[landmark > heading > container]` headers."""
+    """Actionable elements under `[landmark > heading > container]` headers.
+
+    Elements of one table row or list item share a line, named by the row or item:
+    `- row: Alice: checkbox "Pick" [ref=e2], button "Open" [ref=e3]`.
+    """
     view = View(mode="interactive")
-    header = ""
+    header, group = "", ""
+    items: list[str] = []
+
+    def flush() -> None:
+        if items:
+            lines.append(f"- {group}: " + ", ".join(items) if group else "- " + items[0])
+            items.clear()
+
     for root in roots:
         for node, path, near in with_context(root):
             if not actionable(node):
                 continue
+            if path != header or near != group or not near:
+                flush()
             if path != header:
                 header = path
                 lines.append(f"[{path}]" if path else "[page]")
+            group = near
             text = own_text(node)
-            line = "- " + line_key(node, view)
-            if text:
-                line += f": {text}"
-            if near:
-                line += f"  ({near})"
-            lines.append(line)
+            items.append(line_key(node, view) + (f": {text}" if text else ""))
+    flush()
 
 
 def with_context(root: Node) -> Iterable[tuple[Node, str, str]]:

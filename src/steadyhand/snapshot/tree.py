@@ -27,7 +27,7 @@ STATE_ATTRS: tuple[str, ...] = ("checked", "disabled", "expanded", "active", "in
 STATE_ATTRS += ("pressed", "selected", "aria-hidden")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """One element (or run of text, role "text") of the accessibility tree."""
 
