@@ -54,6 +54,10 @@ def test_a_frame_that_navigates_makes_its_refs_stale_but_not_the_pages(
     shadow_go = find_ref(page, "button", "Shadow go")
     frame = daemon.call("snapshot", session=s, frame="same-frame")["snapshot"]
     assert "Inner go" in frame and "Shadow go" not in frame
+    by_ref = daemon.call("snapshot", session=s, frame=find_ref(page, "iframe", ""))["snapshot"]
+    assert by_ref == frame
+    not_a_frame = daemon.fail("snapshot", session=s, frame=shadow_go)
+    assert not_a_frame.code == "bad_request" and "not an iframe" in not_a_frame.message
     loaded = daemon.call("click", session=s, ref=find_ref(page, "link", "Load again"))
     assert not loaded["navigated"], "the page stayed; only the frame loaded a new document"
     err = daemon.fail("click", session=s, ref=inner_go, timeout_ms=PATIENT_MS)
@@ -106,7 +110,7 @@ def test_find_returns_refs_with_context(daemon: Daemon, site: str) -> None:
     found = daemon.call("find", session=s, role="button", name="delete")
     assert found["total"] == 3
     carol = found["matches"][2]
-    assert carol["near"] == "row: Carol" and carol["name"] == "Delete"
+    assert carol["near"] == 'row "Carol"' and carol["name"] == "Delete"
     assert "table" in carol["context"] and "People" in carol["context"]
     daemon.call("click", session=s, ref=carol["ref"])
     assert "2 people" in snap(daemon, s)

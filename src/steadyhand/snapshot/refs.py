@@ -111,14 +111,20 @@ def row_label(row: Node) -> str:
     return ""
 
 
+def item_label(item: Node) -> str:
+    """A list item's own text (not that of the links or buttons in it)."""
+    own = " ".join(c.text or "" for c in item.children if c.role == "text") or item.text or ""
+    return " ".join(own.split())[:LABEL_CHARS]
+
+
 def container_label(node: Node) -> str | None:
     """The part of an element's context this ancestor contributes, if any."""
     if node.role == "row":
         label = row_label(node)
         return f"row {label}" if label else None
     if node.role == "listitem":
-        own = " ".join(c.text or "" for c in node.children if c.role == "text") or node.text
-        return f"listitem {own.strip()[:LABEL_CHARS]}" if own and own.strip() else None
+        label = item_label(node)
+        return f"listitem {label}" if label else None
     if node.role == "iframe":
         return "iframe"
     if node.name and node.role not in ACTIONABLE:

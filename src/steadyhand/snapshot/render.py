@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from steadyhand.snapshot.refs import ACTIONABLE, LABEL_CHARS, container_label, row_label
+from steadyhand.snapshot.refs import ACTIONABLE, LABEL_CHARS, item_label, row_label
 from steadyhand.snapshot.tree import STATE_ATTRS, Node
 
 Mode = Literal["default", "compact", "interactive"]
@@ -213,7 +213,7 @@ def _interactive(roots: Iterable[Node], lines: list[str]) -> None:
     """Actionable elements under `[landmark > heading > container]` headers.
 
     Elements of one table row or list item share a line, named by the row or item:
-    `- row: Alice: checkbox "Pick" [ref=e2], button "Open" [ref=e3]`.
+    `- row "Alice": checkbox "Pick" [ref=e2], button "Open" [ref=e3]`.
     """
     view = View(mode="interactive")
     header, group = "", ""
@@ -254,12 +254,10 @@ def with_context(root: Node) -> Iterable[tuple[Node, str, str]]:
             path.insert(len(heading[1]), heading[0])
         yield node, " > ".join(path), near
         inner = (*containers, node) if node.role in LANDMARKS else containers
-        if node.role == "row":
-            label = row_label(node)
-            near = f"row: {label}" if label else near
-        elif node.role == "listitem":
-            label = container_label(node) or ""
-            near = label.replace("listitem ", "item: ", 1) if label else near
+        label = row_label(node) if node.role == "row" else ""
+        label = item_label(node) if node.role == "listitem" else label
+        if label:
+            near = f"{node.role} {json.dumps(label, ensure_ascii=False)}"
         stack.extend((c, inner, near) for c in reversed(node.children))
 
 
