@@ -19,6 +19,7 @@ from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site"
+WHOLE_SNAPSHOT = 10_000_000  # a max_chars that never cuts
 
 
 @pytest.fixture(scope="session")
@@ -76,6 +77,12 @@ class Daemon:
 
     def call(self, method: str, **params: Any) -> Any:
         return rpc_client.call(self.settings, method, params, autostart=False)
+
+    def snapshot(self, session: str, **options: Any) -> str:
+        """The tab's snapshot text, whole unless `max_chars` says otherwise."""
+        options.setdefault("max_chars", WHOLE_SNAPSHOT)
+        text: str = self.call("snapshot", session=session, **options)["snapshot"]
+        return text
 
     def fail(self, method: str, **params: Any) -> SteadyhandError:
         """Call a command that must fail, and return its error."""

@@ -6,7 +6,6 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,11 +13,6 @@ from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
-
-
-def snap(daemon: Daemon, session: str, **params: Any) -> str:
-    text: str = daemon.call("snapshot", session=session, **params)["snapshot"]
-    return text
 
 
 def value_of(snapshot: str, ref: str) -> str:
@@ -32,7 +26,7 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
     s = "form"
     opened = daemon.call("open", session=s, url=f"{site}/form.html")
     assert opened["tab"] == "t1" and opened["status"] == 200 and opened["title"] == "Form fixture"
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     assert 'heading "Order"' in page
     name, pw = find_ref(page, "textbox", "Name"), find_ref(page, "textbox", "Password")
 
@@ -51,7 +45,7 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
     daemon.call("uncheck", session=s, ref=find_ref(page, "checkbox", "Newsletter"))
     daemon.call("click", session=s, ref=find_ref(page, "button", "Place order"))
 
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "ordered l for Grace with Cheese+Basil gift=true news=false pwlen=7" in after
     assert "s3cret!" not in after, "password values never appear in snapshots"
     assert value_of(after, name) == "Grace"
@@ -60,28 +54,28 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
 def test_type_submit_presses_enter(daemon: Daemon, site: str) -> None:
     s = "submit"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     daemon.call("type", session=s, ref=find_ref(page, "textbox", "Name"), text="Lin", submit=True)
-    assert "ordered s for Lin" in snap(daemon, s)
+    assert "ordered s for Lin" in daemon.snapshot(s)
 
 
 def test_type_slowly_replaces_value(daemon: Daemon, site: str) -> None:
     s = "slowly"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    ref = find_ref(snap(daemon, s), "textbox", "Name")
+    ref = find_ref(daemon.snapshot(s), "textbox", "Name")
     daemon.call("type", session=s, ref=ref, text="first")
     daemon.call("type", session=s, ref=ref, text="second", slowly=True)
-    assert value_of(snap(daemon, s), ref) == "second"
+    assert value_of(daemon.snapshot(s), ref) == "second"
 
 
 def test_hover_double_click_and_press(daemon: Daemon, site: str) -> None:
     s = "mouse"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     daemon.call("hover", session=s, ref=find_ref(page, "button", "Hover target"))
     daemon.call("click", session=s, ref=find_ref(page, "button", "Double target"), double=True)
     daemon.call("press", session=s, key="Escape")
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "hovered yes" in after
     assert "double clicked" in after and "not double clicked" not in after
     assert "escape pressed" in after
@@ -92,16 +86,16 @@ def test_hover_double_click_and_press(daemon: Daemon, site: str) -> None:
 def test_press_on_ref_submits(daemon: Daemon, site: str) -> None:
     s = "press-ref"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    ref = find_ref(snap(daemon, s), "textbox", "Name")
+    ref = find_ref(daemon.snapshot(s), "textbox", "Name")
     daemon.call("type", session=s, ref=ref, text="Kay")
     daemon.call("press", session=s, key="Enter", ref=ref)
-    assert "ordered s for Kay" in snap(daemon, s)
+    assert "ordered s for Kay" in daemon.snapshot(s)
 
 
 def test_navigate_back_forward_reload(daemon: Daemon, site: str) -> None:
     s = "history"
     daemon.call("navigate", session=s, url=f"{site}/nav-a.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     went = daemon.call("click", session=s, ref=find_ref(page, "link", "Go to B"))
     assert went["navigated"] and went["url"].endswith("/nav-b.html") and went["title"] == "Page B"
     back = daemon.call("back", session=s)
@@ -110,18 +104,18 @@ def test_navigate_back_forward_reload(daemon: Daemon, site: str) -> None:
     assert fwd["url"].endswith("/nav-b.html")
     stuck = daemon.call("forward", session=s)
     assert stuck["navigated"] is False and stuck["url"].endswith("/nav-b.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     daemon.call("click", session=s, ref=find_ref(page, "button", "Count"))
-    assert "count 1" in snap(daemon, s)
+    assert "count 1" in daemon.snapshot(s)
     reloaded = daemon.call("reload", session=s)
     assert reloaded["status"] == 200
-    assert "count 0" in snap(daemon, s)
+    assert "count 0" in daemon.snapshot(s)
 
 
 def test_screenshot_page_element_and_path(daemon: Daemon, site: str, tmp_path: Path) -> None:
     s = "shots"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     default = daemon.call("screenshot", session=s)
     path = Path(default["path"])
     assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -149,8 +143,8 @@ def test_tabs_new_focus_close_and_popups(daemon: Daemon, site: str) -> None:
     assert tabs[1]["title"] == "Form fixture"
 
     daemon.call("tab.focus", session=s, tab="t1")
-    assert snap(daemon, s).count('heading "Page A"') == 1, "snapshot follows the current tab"
-    page = snap(daemon, s)
+    assert daemon.snapshot(s).count('heading "Page A"') == 1, "snapshot follows the current tab"
+    page = daemon.snapshot(s)
     daemon.call("click", session=s, ref=find_ref(page, "link", "Open B in a new tab"))
     # The popup's page event arrives asynchronously after the click returns.
     for _ in range(50):
@@ -187,8 +181,8 @@ def test_sessions_are_isolated_and_closable(daemon: Daemon, site: str) -> None:
 def test_snapshot_depth_limits_the_tree(daemon: Daemon, site: str) -> None:
     s = "depth"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    full = snap(daemon, s)
-    shallow = snap(daemon, s, depth=1)
+    full = daemon.snapshot(s)
+    shallow = daemon.snapshot(s, depth=1)
     assert len(shallow) < len(full)
     assert "Place order" in full and "Place order" not in shallow
 
@@ -211,11 +205,11 @@ def test_concurrent_first_calls_share_one_session(daemon: Daemon, site: str) -> 
 
 def test_sessions_do_not_share_cookies_or_storage(daemon: Daemon, site: str) -> None:
     daemon.call("open", session="store-a", url=f"{site}/storage.html")
-    page = snap(daemon, "store-a")
+    page = daemon.snapshot("store-a")
     assert "cookie none local none session none" in page
     daemon.call("click", session="store-a", ref=find_ref(page, "button", "Remember"))
-    assert "cookie alice local alice session alice" in snap(daemon, "store-a")
+    assert "cookie alice local alice session alice" in daemon.snapshot("store-a")
     daemon.call("tab.new", session="store-a", url=f"{site}/storage.html")
-    assert "cookie alice local alice" in snap(daemon, "store-a"), "tabs of a session share"
+    assert "cookie alice local alice" in daemon.snapshot("store-a"), "tabs of a session share"
     daemon.call("open", session="store-b", url=f"{site}/storage.html")
-    assert "cookie none local none session none" in snap(daemon, "store-b")
+    assert "cookie none local none session none" in daemon.snapshot("store-b")

@@ -22,20 +22,15 @@ pytestmark = pytest.mark.integration
 PATIENT_MS = 60_000
 
 
-def snap(daemon: Daemon, session: str) -> str:
-    text: str = daemon.call("snapshot", session=session)["snapshot"]
-    return text
-
-
 def test_ref_stays_valid_across_snapshots(daemon: Daemon, site: str) -> None:
     s = "stable"
     daemon.call("open", session=s, url=f"{site}/rerender.html")
-    first = snap(daemon, s)
-    second = snap(daemon, s)
+    first = daemon.snapshot(s)
+    second = daemon.snapshot(s)
     alpha = find_ref(first, "button", "Alpha")
     assert find_ref(second, "button", "Alpha") == alpha
     daemon.call("click", session=s, ref=alpha)
-    assert "clicks: 1 last Alpha" in snap(daemon, s)
+    assert "clicks: 1 last Alpha" in daemon.snapshot(s)
 
 
 def test_rerendered_element_is_reresolved_when_exactly_one_matches(
@@ -43,18 +38,18 @@ def test_rerendered_element_is_reresolved_when_exactly_one_matches(
 ) -> None:
     s = "rerender"
     daemon.call("open", session=s, url=f"{site}/rerender.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     alpha = find_ref(page, "button", "Alpha")
     daemon.call("click", session=s, ref=find_ref(page, "button", "Redraw"), changes=False)
     done = daemon.call("click", session=s, ref=alpha)
-    new_alpha = find_ref(snap(daemon, s), "button", "Alpha")
+    new_alpha = find_ref(daemon.snapshot(s), "button", "Alpha")
     assert new_alpha != alpha, "a replaced element gets a new ref"
     assert done["reresolved"] == {alpha: new_alpha}
-    assert "clicks: 1 last Alpha" in snap(daemon, s)
+    assert "clicks: 1 last Alpha" in daemon.snapshot(s)
     # The old ref keeps naming the same slot while exactly one element fills it.
     again = daemon.call("click", session=s, ref=alpha)
     assert again["reresolved"] == {alpha: new_alpha}
-    assert "clicks: 2 last Alpha" in snap(daemon, s)
+    assert "clicks: 2 last Alpha" in daemon.snapshot(s)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +61,7 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
 ) -> None:
     s = "ambiguous-" + rerender.split(maxsplit=1)[0].lower()
     daemon.call("open", session=s, url=f"{site}/rerender.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     alpha = find_ref(page, "button", "Alpha")
     daemon.call("click", session=s, ref=find_ref(page, "button", rerender))
     err = daemon.fail("click", session=s, ref=alpha, timeout_ms=PATIENT_MS)
@@ -74,25 +69,25 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     assert 'button "Alpha"' in err.message and why in err.message, err.message
     assert "snapshot" in err.hint
     assert err.data == {"ref": alpha, "tab": "t1"}
-    assert "clicks: 0" in snap(daemon, s), "the stale click reached no element"
+    assert "clicks: 0" in daemon.snapshot(s), "the stale click reached no element"
 
 
 def test_stale_ref_after_navigation_takes_no_action(daemon: Daemon, site: str) -> None:
     s = "navigated"
     daemon.call("open", session=s, url=f"{site}/nav-a.html")
-    page_a = snap(daemon, s)
+    page_a = daemon.snapshot(s)
     count_a = find_ref(page_a, "button", "Count")
     daemon.call("navigate", session=s, url=f"{site}/nav-b.html")
     # Without a new snapshot: the ref belongs to page A's document.
     err = daemon.fail("click", session=s, ref=count_a, timeout_ms=PATIENT_MS)
     assert err.code == "stale_ref" and "navigated" in err.message
-    page_b = snap(daemon, s)
+    page_b = daemon.snapshot(s)
     assert "count 0" in page_b, "nothing on page B was clicked"
     # After a snapshot of B, refs of A that B did not reissue stay refused.
     for ref in {find_ref(page_a, "link", "Go to B"), count_a} - set(_refs(page_b)):
         again = daemon.fail("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
         assert again.code == "stale_ref", ref
-    assert "count 0" in snap(daemon, s)
+    assert "count 0" in daemon.snapshot(s)
 
 
 def _refs(snapshot: str) -> list[str]:
@@ -104,7 +99,7 @@ def test_unknown_and_malformed_refs(daemon: Daemon, site: str) -> None:
     daemon.call("open", session=s, url=f"{site}/form.html")
     before_snapshot = daemon.fail("click", session=s, ref="e3", timeout_ms=PATIENT_MS)
     assert before_snapshot.code == "not_found" and "snapshot first" in before_snapshot.hint
-    snap(daemon, s)
+    daemon.snapshot(s)
     missing = daemon.fail("click", session=s, ref="e999", timeout_ms=PATIENT_MS)
     assert missing.code == "not_found" and "e999" in missing.message
     malformed = daemon.fail("click", session=s, ref="#submit")
@@ -181,7 +176,7 @@ def test_garbage_on_the_socket_gets_json_rpc_errors(daemon: Daemon) -> None:
 def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: str) -> None:
     s = "wedged"
     daemon.call("open", session=s, url=f"{site}/wedge.html")
-    daemon.call("click", session=s, ref=find_ref(snap(daemon, s), "button", "Hang forever"))
+    daemon.call("click", session=s, ref=find_ref(daemon.snapshot(s), "button", "Hang forever"))
     # The page starts spinning 300 ms after the click returned: wait for it to stop answering.
     err: SteadyhandError | None = None
     for _ in range(50):
@@ -198,17 +193,17 @@ def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: 
     assert listed[s]["tabs"][0]["title"] == "(not responding)"
     assert daemon.call("tabs", session=s, timeout_ms=5000)["tabs"][0]["id"] == "t1"
     daemon.call("open", session="healthy", url=f"{site}/nav-a.html")
-    assert "Page A" in snap(daemon, "healthy")
+    assert "Page A" in daemon.snapshot("healthy")
     # The wedged session itself recovers: close the spinning tab, open another.
     daemon.call("tab.close", session=s, tab="t1", timeout_ms=10_000)
     daemon.call("tab.new", session=s, url=f"{site}/nav-b.html")
-    assert 'heading "Page B"' in snap(daemon, s)
+    assert 'heading "Page B"' in daemon.snapshot(s)
 
 
 def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, site: str) -> None:
     s = "audited"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     pw, name = find_ref(page, "textbox", "Password"), find_ref(page, "textbox", "Name")
     daemon.call("type", session=s, ref=pw, text="hunter2-typed")
     daemon.call("fill", session=s, fields={name: "Visible Name", pw: "hunter2-filled"})
@@ -239,14 +234,14 @@ def test_text_that_may_be_a_password_is_redacted_until_proven_harmless(
 ) -> None:
     s = "cautious"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     name, pw = find_ref(page, "textbox", "Name"), find_ref(page, "textbox", "Password")
     daemon.call("type", session=s, ref=name, text="plain words")
     daemon.fail("type", session=s, ref="e999", text="secret-for-a-missing-ref")
     daemon.fail("type", session=s, text="secret-without-a-ref")
     daemon.fail("fill", session=s, fields={pw: "secret-in-fill", "e999": "x"})
     daemon.call("click", session=s, ref=find_ref(page, "button", "Place order"))
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "pwlen=0" in after, "the failed fill typed nothing: its refs are resolved first"
     store = Store(daemon.settings.store_path)
     logged = [(r.command, r.params) for r in store.actions(s) if r.command in ("type", "fill")]
@@ -264,7 +259,7 @@ def test_a_label_around_an_icon_still_counts_as_the_password_field(
 ) -> None:
     s = "label-secret"
     daemon.call("open", session=s, url=f"{site}/secrets.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     # An image is nothing to act on, so snapshots give it no ref; find hands one out.
     icon = daemon.call("find", session=s, role="img", name="key icon")["matches"][0]["ref"]
     notes = find_ref(page, "textbox", "Notes")
@@ -274,7 +269,7 @@ def test_a_label_around_an_icon_still_counts_as_the_password_field(
     daemon.call("type", session=s, ref=shadow, text="4321-shadow")
     daemon.call("fill", session=s, fields={notes: "plain notes", otp: "998877"})
     daemon.call("click", session=s, ref=find_ref(page, "button", "Report"))
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "pw=22 shadow=11" in after, "the label led the typing into the password field"
     for secret in ("via-label", "4321-shadow"):
         assert secret not in after, f"{secret} shown in a snapshot"
@@ -296,7 +291,7 @@ def test_an_element_replaced_mid_action_is_stale_never_a_long_wait(
     daemon.call("open", session=s, url=f"{site}/churn.html")
     outcomes = []
     for _ in range(15):
-        ref = find_ref(snap(daemon, s), "button", "Moving target")
+        ref = find_ref(daemon.snapshot(s), "button", "Moving target")
         try:
             daemon.call("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
             outcomes.append("ok")
@@ -310,7 +305,7 @@ def test_an_element_replaced_mid_action_is_stale_never_a_long_wait(
 def test_select_of_a_missing_option_is_refused_with_the_choices(daemon: Daemon, site: str) -> None:
     s = "no-option"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    size = find_ref(snap(daemon, s), "combobox", "Size")
+    size = find_ref(daemon.snapshot(s), "combobox", "Size")
     err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout_ms=PATIENT_MS)
     assert err.code == "bad_request" and "'Huge'" in err.message
     assert "'Small', 'Medium', 'Large'" in err.hint
@@ -321,7 +316,7 @@ def test_a_tab_closed_under_a_running_action_is_not_a_browser_crash(
 ) -> None:
     s = "closed-under"
     daemon.call("open", session=s, url=f"{site}/slow.html")
-    button = find_ref(snap(daemon, s), "button", "Never enabled")
+    button = find_ref(daemon.snapshot(s), "button", "Never enabled")
     errors: list[SteadyhandError] = []
 
     def click() -> None:

@@ -14,18 +14,13 @@ pytestmark = pytest.mark.integration
 PATIENT_MS = 60_000
 
 
-def snap(daemon: Daemon, session: str, **options: object) -> str:
-    text: str = daemon.call("snapshot", session=session, max_chars=1_000_000, **options)["snapshot"]
-    return text
-
-
 def test_iframes_and_shadow_dom_are_typed_into_and_clicked(
     daemon: Daemon, site: str, cross_site: str
 ) -> None:
     s = "frames"
     cross = quote(f"{cross_site}/frame-inner.html?who=cross")
     daemon.call("open", session=s, url=f"{site}/frames.html?cross={cross}")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     assert page.count('textbox "Inner name"') == 2, page
     same_box, cross_box = (find_ref(page, "textbox", "Inner name", n) for n in (0, 1))
     same_go, cross_go = (find_ref(page, "button", "Inner go", n) for n in (0, 1))
@@ -36,7 +31,7 @@ def test_iframes_and_shadow_dom_are_typed_into_and_clicked(
     assert "inner cross: right" in done["changes"], "changes come from inside frames too"
     daemon.call("type", session=s, ref=find_ref(page, "textbox", "Shadow name"), text="deep")
     daemon.call("click", session=s, ref=find_ref(page, "button", "Shadow go"))
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "inner same: left" in after
     assert "inner cross: right" in after, "the cross-origin frame got its own text"
     assert "main: shadow deep" in after
@@ -49,7 +44,7 @@ def test_a_frame_that_navigates_makes_its_refs_stale_but_not_the_pages(
 ) -> None:
     s = "frame-nav"
     daemon.call("open", session=s, url=f"{site}/frames.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     inner_go = find_ref(page, "button", "Inner go")
     shadow_go = find_ref(page, "button", "Shadow go")
     frame = daemon.call("snapshot", session=s, frame="same-frame")["snapshot"]
@@ -62,15 +57,15 @@ def test_a_frame_that_navigates_makes_its_refs_stale_but_not_the_pages(
     assert not loaded["navigated"], "the page stayed; only the frame loaded a new document"
     err = daemon.fail("click", session=s, ref=inner_go, timeout_ms=PATIENT_MS)
     assert err.code == "stale_ref" and "frame" in err.message, err.message
-    assert "inner same: " not in snap(daemon, s)
+    assert "inner same: " not in daemon.snapshot(s)
     daemon.call("click", session=s, ref=shadow_go)  # the main document's refs live on
-    assert "main: shadow" in snap(daemon, s)
+    assert "main: shadow" in daemon.snapshot(s)
 
 
 def test_spa_route_change_keeps_live_refs_and_refuses_gone_ones(daemon: Daemon, site: str) -> None:
     s = "spa"
     daemon.call("open", session=s, url=f"{site}/spa.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     home, settings = find_ref(page, "link", "Home"), find_ref(page, "link", "Settings")
     save = find_ref(page, "button", "Save home")
     moved = daemon.call("click", session=s, ref=settings)
@@ -78,29 +73,29 @@ def test_spa_route_change_keeps_live_refs_and_refuses_gone_ones(daemon: Daemon, 
     assert "Nickname" in moved["changes"] and "Save home" in moved["changes"]
     err = daemon.fail("click", session=s, ref=save, timeout_ms=PATIENT_MS)
     assert err.code == "stale_ref" and "no longer on the page" in err.message
-    assert "saves: 0" in snap(daemon, s), "the stale click did nothing"
+    assert "saves: 0" in daemon.snapshot(s), "the stale click did nothing"
     back_home = daemon.call("click", session=s, ref=home)  # same document: the ref lives
     assert back_home["reresolved"] == {}
     # The home view was drawn anew: its button is a new element, found by its identity.
     again = daemon.call("click", session=s, ref=save)
     assert list(again["reresolved"]) == [save]
-    assert "saves: 1" in snap(daemon, s)
+    assert "saves: 1" in daemon.snapshot(s)
 
 
 def test_duplicate_names_are_told_apart_by_row_and_nth(daemon: Daemon, site: str) -> None:
     s = "people"
     daemon.call("open", session=s, url=f"{site}/people.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     deletes = [find_ref(page, "button", "Delete", n) for n in range(3)]
     assert len(set(deletes)) == 3
     assert f'row: Bob | bob@example.com | button "Delete" [ref={deletes[1]}]' in page
     daemon.call("click", session=s, ref=deletes[1])
-    after = snap(daemon, s)
+    after = daemon.snapshot(s)
     assert "Bob" not in after and "Alice" in after and "Carol" in after
     # Every row was redrawn; Carol's old ref still means Carol's button (row context).
     done = daemon.call("click", session=s, ref=deletes[2])
     assert list(done["reresolved"]) == [deletes[2]]
-    final = snap(daemon, s)
+    final = daemon.snapshot(s)
     assert "Carol" not in final and "Alice" in final and "1 people" in final
 
 
@@ -113,7 +108,7 @@ def test_find_returns_refs_with_context(daemon: Daemon, site: str) -> None:
     assert carol["near"] == 'row "Carol"' and carol["name"] == "Delete"
     assert "table" in carol["context"] and "People" in carol["context"]
     daemon.call("click", session=s, ref=carol["ref"])
-    assert "2 people" in snap(daemon, s)
+    assert "2 people" in daemon.snapshot(s)
     text = daemon.call("find", session=s, text="bob@example")
     assert text["total"] == 1 and text["matches"][0]["role"] == "cell"
     limited = daemon.call("find", session=s, role="button", limit=1)

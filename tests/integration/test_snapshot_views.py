@@ -8,24 +8,16 @@ from pathlib import Path
 import pytest
 
 from steadyhand.snapshot.lookup import find_ref, refs_in
-from tests.conftest import Daemon
+from tests.conftest import WHOLE_SNAPSHOT, Daemon
 from tests.png import pixel, read_png
 
 pytestmark = pytest.mark.integration
-
-WHOLE = 10_000_000  # max_chars that never cuts
-
-
-def snap(daemon: Daemon, session: str, **options: object) -> str:
-    options.setdefault("max_chars", WHOLE)
-    text: str = daemon.call("snapshot", session=session, **options)["snapshot"]
-    return text
 
 
 def test_views_of_one_page(daemon: Daemon, site: str) -> None:
     s = "views"
     daemon.call("open", session=s, url=f"{site}/people.html")
-    default = snap(daemon, s)
+    default = daemon.snapshot(s)
     # Text stays readable; refs only on what can be acted on (and a few containers).
     assert "- paragraph: 3 people" in default and "first item" in default
     assert (
@@ -37,7 +29,7 @@ def test_views_of_one_page(daemon: Daemon, site: str) -> None:
     assert re.search(r'- row: Alice \| alice@example.com \| button "Delete" \[ref=e\d+\]', default)
     assert "caption" not in default
 
-    interactive = snap(daemon, s, interactive=True)
+    interactive = daemon.snapshot(s, interactive=True)
     assert '[table "Team" > "People"]' not in interactive
     assert re.search(
         r'\[.*table "Team".*\]\n- row "Alice": button "Delete" \[ref=e\d+\]\n', interactive
@@ -45,19 +37,19 @@ def test_views_of_one_page(daemon: Daemon, site: str) -> None:
     assert "3 people" not in interactive, "interactive lists only what can be acted on"
     assert set(refs_in(interactive)) <= set(refs_in(default))
 
-    cells = snap(daemon, s, cells=True)
+    cells = daemon.snapshot(s, cells=True)
     assert re.search(r'cell "Alice" \[ref=e\d+\]', cells) is None, "no ref per cell by default"
     assert '- cell "alice@example.com"' in cells
 
-    compact = snap(daemon, s, compact=True)
+    compact = daemon.snapshot(s, compact=True)
     assert len(compact) <= len(default)
-    shallow = snap(daemon, s, depth=2)
+    shallow = daemon.snapshot(s, depth=2)
     assert "Alice" not in shallow and "snapshot --ref" in shallow
 
     table_ref = find_ref(default, "table", "Team")
-    sub = snap(daemon, s, ref=table_ref)
+    sub = daemon.snapshot(s, ref=table_ref)
     assert sub.startswith('- table "Team"') and "first item" not in sub and "Carol" in sub
-    by_css = snap(daemon, s, selector="#items")
+    by_css = daemon.snapshot(s, selector="#items")
     assert "first item" in by_css and "Alice" not in by_css
     missing = daemon.fail("snapshot", session=s, selector="#nope")
     assert missing.code == "not_found"
@@ -68,8 +60,8 @@ def test_views_of_one_page(daemon: Daemon, site: str) -> None:
 def test_urls_only_when_asked(daemon: Daemon, site: str) -> None:
     s = "urls"
     daemon.call("open", session=s, url=f"{site}/spa.html")
-    assert "/spa.html?settings" not in snap(daemon, s)
-    assert "[url=/spa.html?settings]" in snap(daemon, s, urls=True)
+    assert "/spa.html?settings" not in daemon.snapshot(s)
+    assert "[url=/spa.html?settings]" in daemon.snapshot(s, urls=True)
 
 
 def test_max_chars_marker_and_offset_paging_rebuild_the_whole_snapshot(
@@ -77,7 +69,7 @@ def test_max_chars_marker_and_offset_paging_rebuild_the_whole_snapshot(
 ) -> None:
     s = "paging"
     daemon.call("open", session=s, url=f"{site}/big-table.html")
-    whole = daemon.call("snapshot", session=s, max_chars=WHOLE)
+    whole = daemon.call("snapshot", session=s, max_chars=WHOLE_SNAPSHOT)
     assert whole["next_offset"] is None and whole["chars"] == len(whole["snapshot"])
     assert whole["snapshot"].count("- row: #") == 300
     parts, offset = [], 0
@@ -97,11 +89,11 @@ def test_max_chars_marker_and_offset_paging_rebuild_the_whole_snapshot(
 def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, site: str) -> None:
     s = "diff"
     daemon.call("open", session=s, url=f"{site}/people.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     add = find_ref(page, "button", "Add person")
     quiet = daemon.call("click", session=s, ref=add, changes=False)
     assert quiet["changes"] is None
-    diff = snap(daemon, s, diff=True)
+    diff = daemon.snapshot(s, diff=True)
     assert diff.startswith("# 1 changed, 2 added, 0 removed since the last snapshot"), diff
     lines = diff.splitlines()[1:]
     assert len(lines) == 3, diff
@@ -110,14 +102,14 @@ def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, si
     assert any(
         line.startswith("~ paragraph: 4 people   (was: paragraph: 3 people)") for line in lines
     )
-    assert snap(daemon, s, diff=True) == "# no changes since the last snapshot"
+    assert daemon.snapshot(s, diff=True) == "# no changes since the last snapshot"
 
     done = daemon.call("click", session=s, ref=add)  # changes on by default
     assert done["changes"].startswith("# 1 changed, 2 added, 0 removed"), done["changes"]
     assert "5 people" in done["changes"]
     moved = daemon.call("navigate", session=s, url=f"{site}/spa.html")
     assert moved["navigated"]
-    new_doc = snap(daemon, s, diff=True)
+    new_doc = daemon.snapshot(s, diff=True)
     assert new_doc.startswith("# a new document since the last snapshot") and "Save home" in new_doc
 
 
@@ -126,7 +118,7 @@ def test_labelled_screenshot_draws_labels_only_for_the_capture(
 ) -> None:
     s = "labels"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    page = snap(daemon, s)
+    page = daemon.snapshot(s)
     before = tmp_path / "before.png"
     daemon.call("screenshot", session=s, path=str(before))
     shot = daemon.call("screenshot", session=s, labels=True, path=str(tmp_path / "labels.png"))
