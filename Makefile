@@ -36,6 +36,7 @@ spec: $(STAMP)
 
 bench: $(STAMP) chromium compile
 	$(PY) bench/cli_latency.py
+	$(PY) bench/snapshot.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

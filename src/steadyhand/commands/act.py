@@ -78,9 +78,8 @@ class Act:
         the page hands out refs, and a ref the agent was never given must stay unknown.
         """
         self._ready = True
-        if self.changes and (self.tab.baseline is None or self.tab.acted_since_baseline):
-            self.tab.baseline = await take(self.tab, self.call.remaining_ms())
-            self.tab.acted_since_baseline = False
+        if self.changes and not self.tab.fresh_baseline():
+            self.tab.seen(await take(self.tab, self.call.remaining_ms()))
 
     async def __aexit__(
         self,
@@ -122,8 +121,7 @@ class Act:
             tab.acted_since_baseline = True
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
         text = report(tab.baseline, taken, View())
-        tab.baseline = taken
-        tab.acted_since_baseline = False
+        tab.seen(taken)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)
         if chunk.next_offset is None:
             return chunk.text

@@ -116,7 +116,7 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
     taken = await take(tab, call.remaining_ms())
     if params.diff:
         text = report(tab.baseline, taken, view)
-        tab.baseline = taken
+        tab.seen(taken)
         return text
     roots: list[Node] = [taken.root]
     if params.frame is not None:
@@ -126,7 +126,7 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
     if selected is not None:
         roots = _topmost(roots, selected)
     elif params.frame is None and params.ref is None:
-        tab.baseline = taken  # the agent has seen the whole page as it is now
+        tab.seen(taken)  # the agent has seen the whole page as it is now
     return render(roots, view)
 
 

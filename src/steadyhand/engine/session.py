@@ -32,6 +32,15 @@ class Tab:
     # The last long snapshot, kept so `--offset` pages through one and the same text.
     paged: tuple[tuple[object, ...], str] | None = None
 
+    def seen(self, capture: Capture) -> None:
+        """The agent now knows the page as `capture` read it: later changes diff from it."""
+        self.baseline = capture
+        self.acted_since_baseline = False
+
+    def fresh_baseline(self) -> bool:
+        """Whether the baseline is the page as it was after the last action."""
+        return self.baseline is not None and not self.acted_since_baseline
+
     async def document_id(self) -> str:
         """Identity of the main-frame document now loaded (changes on every navigation)."""
         return str(await self.page.evaluate("() => String(performance.timeOrigin)"))

@@ -65,6 +65,35 @@ def _key(node: Node, view: View) -> tuple[str, ...]:
 def _children(old: Node, new: Node, view: View, changes: Changes) -> None:
     a, b = _visible_children(old, view), _visible_children(new, view)
     keys_a, keys_b = [_key(n, view) for n in a], [_key(n, view) for n in b]
+    # Equal runs at both ends are paired without difflib: it is quadratic on long runs of
+    # look-alike siblings (3 000 unnamed list items), and most changes are small.
+    head = 0
+    while head < min(len(a), len(b)) and keys_a[head] == keys_b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and keys_a[-1 - tail] == keys_b[-1 - tail]:
+        tail += 1
+    for x, y in zip(a[:head], b[:head], strict=True):
+        _pair(x, y, view, changes)
+    mid_a, mid_b = slice(head, len(a) - tail), slice(head, len(b) - tail)
+    if a[mid_a] or b[mid_b]:
+        _middle(
+            a[mid_a], b[mid_b], keys_a[mid_a], keys_b[mid_b], parent=new, view=view, changes=changes
+        )
+    for x, y in zip(a[len(a) - tail :], b[len(b) - tail :], strict=True):
+        _pair(x, y, view, changes)
+
+
+def _middle(
+    a: list[Node],
+    b: list[Node],
+    keys_a: list[tuple[str, ...]],
+    keys_b: list[tuple[str, ...]],
+    *,
+    parent: Node,
+    view: View,
+    changes: Changes,
+) -> None:
     matcher = SequenceMatcher(None, keys_a, keys_b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -76,9 +105,9 @@ def _children(old: Node, new: Node, view: View, changes: Changes) -> None:
         while olds and news and _same_slot(olds[0], news[0]):
             _pair(olds.pop(0), news.pop(0), view, changes)
         for gone in olds:
-            _note(changes.removed, changes, "-", node_line(gone, view), new)
+            _note(changes.removed, changes, "-", node_line(gone, view), parent)
         for born in news:
-            _note(changes.added, changes, "+", _subtree(born, view), new)
+            _note(changes.added, changes, "+", _subtree(born, view), parent)
 
 
 def _visible_children(node: Node, view: View) -> list[Node]:
