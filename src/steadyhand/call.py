@@ -33,6 +33,7 @@ class Call:
     session_name: str
     deadline: float  # time.monotonic() after which the command has failed
     tab_id: str | None = None
+    tab_used: Tab | None = None  # the tab the command acted on, once it asked for one
     # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
     redactions: set[tuple[str, ...]] = field(default_factory=set)
 
@@ -59,4 +60,9 @@ class Call:
         """The tab a command acts on (named, or the session's last used), noted for the log."""
         tab = (await self.session()).tab(tab_id)
         self.tab_id = tab.id
+        self.tab_used = tab
         return tab
+
+    def tab_closed(self) -> bool:
+        """Whether the tab this command acts on was closed under it."""
+        return self.tab_used is not None and self.tab_used.page.is_closed()

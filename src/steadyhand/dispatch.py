@@ -67,7 +67,8 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
         )
         raise
     except Exception as exc:
-        error = translate(exc, runtime.engine.browser_running)
+        closed = call is not None and call.tab_closed()
+        error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
         await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
         )
@@ -96,8 +97,14 @@ def _validate(command: Command, raw: dict[str, Any]) -> Any:
         ) from exc
 
 
-def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandError:
-    """Map a Playwright (or unexpected) failure onto the taxonomy."""
+def translate(
+    exc: BaseException, browser_running: bool = True, tab_closed: bool = False
+) -> SteadyhandError:
+    """Map a Playwright (or unexpected) failure onto the taxonomy.
+
+    `tab_closed`: the command's tab is closed now, so whatever Playwright said on the way
+    (an element "not attached", a frame "detached") was the close.
+    """
     text = str(exc)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     if isinstance(exc, PlaywrightTimeout):
@@ -109,6 +116,8 @@ def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandErr
             f"{type(exc).__name__}: {first}",
             "see the daemon log; please report",
         )
+    if tab_closed and browser_running:
+        return _closed_under(first)
     if "not attached to the DOM" in text:
         return SteadyhandError(
             ErrorCode.STALE_REF,
@@ -127,11 +136,7 @@ def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandErr
         )
     if any(word in text for word in ("has been closed", "Target closed", "has been detached")):
         if browser_running:
-            return SteadyhandError(
-                ErrorCode.ACTION_FAILED,
-                f"the tab, frame or session was closed while the command ran: {first}",
-                "list what is open with `tabs` or `sessions`",
-            )
+            return _closed_under(first)
         return SteadyhandError(
             ErrorCode.BROWSER_CRASHED,
             first,
@@ -139,6 +144,14 @@ def translate(exc: BaseException, browser_running: bool = True) -> SteadyhandErr
         )
     return SteadyhandError(
         ErrorCode.ACTION_FAILED, first, "take a new snapshot and check the element's state"
+    )
+
+
+def _closed_under(first: str) -> SteadyhandError:
+    return SteadyhandError(
+        ErrorCode.ACTION_FAILED,
+        f"the tab, frame or session was closed while the command ran: {first}",
+        "list what is open with `tabs` or `sessions`",
     )
 
 

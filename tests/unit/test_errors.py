@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from steadyhand.dispatch import translate
 from steadyhand.errors import ERROR_CLASSES, ErrorCode, SteadyhandError, exit_code_for
 
 
@@ -33,3 +37,16 @@ def test_unknown_codes_degrade_to_internal() -> None:
     by_number = SteadyhandError.from_rpc_error({"code": -32011, "message": "m"})
     assert by_number.code == ErrorCode.STALE_REF
     assert exit_code_for("stale_ref") == 3 and exit_code_for("no-such-code") == 1
+
+
+def test_playwright_errors_map_onto_the_taxonomy() -> None:
+    detached = PlaywrightError("Element is not attached to the DOM")
+    assert translate(detached).code == ErrorCode.STALE_REF
+    # The same words while the command's tab was being closed: the close is the cause.
+    closed = translate(detached, tab_closed=True)
+    assert closed.code == ErrorCode.ACTION_FAILED
+    assert "closed while the command ran" in closed.message
+    gone = PlaywrightError("Target page, context or browser has been closed")
+    assert translate(gone).code == ErrorCode.ACTION_FAILED
+    assert translate(gone, browser_running=False).code == ErrorCode.BROWSER_CRASHED
+    assert translate(PlaywrightTimeout("Timeout 50ms exceeded.")).code == ErrorCode.TIMEOUT

@@ -113,7 +113,7 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
         selected, loose = await _selector_refs(call, tab, params.selector, params.frame)
         if not selected:
             return render([loose], view)  # nothing in it can be acted on: no refs to keep
-    taken = await take(tab, call.remaining_ms())
+    taken = await take(tab, call.remaining_ms(), cells=params.cells)
     if params.diff:
         text = report(tab.baseline, taken, view)
         tab.seen(taken)

@@ -8,6 +8,7 @@ it without the rest of the page.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -101,13 +102,44 @@ def _middle(
                 _pair(x, y, view, changes)
             continue
         olds, news = a[i1:i2], b[j1:j2]
-        # Same place, same role, neither pinned by a ref: one node whose content changed.
-        while olds and news and _same_slot(olds[0], news[0]):
-            _pair(olds.pop(0), news.pop(0), view, changes)
-        for gone in olds:
+        partners = _slot_partners(olds, news)
+        # Lines come out in document order: the olds before a pair are reported before it.
+        position = {id(x): i for i, x in enumerate(olds)}
+        done = 0
+        for k, born in enumerate(news):
+            if k not in partners:
+                _note(changes.added, changes, "+", _subtree(born, view), parent)
+                continue
+            until = position[id(partners[k])]
+            for gone in olds[done:until]:
+                _note(changes.removed, changes, "-", node_line(gone, view), parent)
+            done = until + 1
+            _pair(partners[k], born, view, changes)
+        for gone in olds[done:]:
             _note(changes.removed, changes, "-", node_line(gone, view), parent)
-        for born in news:
-            _note(changes.added, changes, "+", _subtree(born, view), parent)
+
+
+def _slot_partners(olds: list[Node], news: list[Node]) -> dict[int, Node]:
+    """Old nodes that are the same node as a new one, by index in `news`.
+
+    Neither pinned by a ref, same role, in the same order: one node whose content changed,
+    even when something was inserted or removed next to it. Greedy in document order.
+    """
+    free: dict[str, list[int]] = {}
+    for k, born in enumerate(news):
+        if born.ref is None:
+            free.setdefault(born.role, []).append(k)
+    partners: dict[int, Node] = {}
+    start = 0
+    for gone in olds:
+        if gone.ref is not None:
+            continue
+        candidates = free.get(gone.role, [])
+        at = bisect_left(candidates, start)
+        if at < len(candidates):
+            partners[candidates[at]] = gone
+            start = candidates[at] + 1
+    return partners
 
 
 def _visible_children(node: Node, view: View) -> list[Node]:
@@ -123,10 +155,6 @@ def _visible_children(node: Node, view: View) -> list[Node]:
                 rows.append(child)
         return rows
     return node.children
-
-
-def _same_slot(x: Node, y: Node) -> bool:
-    return x.role == y.role and x.ref is None and y.ref is None
 
 
 def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from steadyhand.snapshot.capture import Capture
+from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.tree import Node
 
 # Roles an agent acts on: they always get a ref.
@@ -222,8 +223,7 @@ class RefRegistry:
 
     def was_issued(self, ref: str) -> bool:
         """True for any ref this tab ever handed out, dead or alive."""
-        digits = ref.rsplit("e", 1)[-1]
-        return ref.startswith("e") and digits.isdigit() and 0 < int(digits) < self._next
+        return is_ref(ref) and int(ref[1:]) < self._next
 
     def _prune(self, capture: Capture) -> None:
         live = {n.ref for n in capture.root.walk() if n.ref is not None}

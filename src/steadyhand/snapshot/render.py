@@ -6,7 +6,8 @@
 - interactive: only the elements an agent can act on, grouped under the landmark/heading
   path they sit in, each with its table row or list item when it has one.
 
-Link targets are shown with `urls`; every cell gets its own line and ref with `cells`.
+Link targets are shown with `urls`; every cell gets its own line (and `take` a ref) with
+`cells`.
 """
 
 from __future__ import annotations
@@ -216,7 +217,8 @@ def _interactive(roots: Iterable[Node], lines: list[str]) -> None:
     `- row "Alice": checkbox "Pick" [ref=e2], button "Open" [ref=e3]`.
     """
     view = View(mode="interactive")
-    header, group = "", ""
+    header: str | None = None  # every run of elements gets its header, "[page]" included
+    group = ""
     items: list[str] = []
 
     def flush() -> None:

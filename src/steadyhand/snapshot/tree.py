@@ -19,12 +19,16 @@ from dataclasses import dataclass, field
 
 _ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
 _ROLE = re.compile(r"[a-zA-Z][\w-]*")
-_X_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+# YAML's `\xNN` is not JSON; an escaped backslash (`\\`) is matched too so that the `x`
+# after it stays a letter.
+_X_ESCAPE = re.compile(r"\\(\\|x[0-9a-fA-F]{2})")
 _DECODER = json.JSONDecoder()
 
 # Attributes Playwright renders that we keep as state; ref, cursor and box are read apart.
 STATE_ATTRS: tuple[str, ...] = ("checked", "disabled", "expanded", "active", "invalid", "level")
 STATE_ATTRS += ("pressed", "selected", "aria-hidden")
+# Roles whose `KEY: VALUE` is the value a person typed or picked.
+VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 
 
 @dataclass(eq=False, slots=True)
@@ -97,6 +101,11 @@ def parse(snapshot: str) -> Node:
         if key.startswith("/"):
             parent.props[key[1:]] = value or ""
             continue
+        if key == "text" and parent.role in VALUE_ROLES and not parent.children:
+            # A field with props cannot carry its value on the key line: Playwright writes
+            # it as a text line. It is still the field's value (and a password is masked).
+            parent.text = value or ""
+            continue
         if key == "text":
             node = Node(role="text", text=value or "", parent=parent, frame=child_frame(parent))
             parent.children.append(node)
@@ -135,10 +144,15 @@ def _split(content: str) -> tuple[str, str | None]:
 def _value(raw: str) -> str:
     if len(raw) >= 2 and raw[0] == raw[-1] == '"':
         try:
-            return str(json.loads(_X_ESCAPE.sub(r"\\u00\1", raw)))
+            return str(json.loads(_X_ESCAPE.sub(_json_escape, raw)))
         except json.JSONDecodeError:
             return raw[1:-1]
     return raw
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    escape = match.group(1)
+    return "\\\\" if escape == "\\" else "\\u00" + escape[1:]
 
 
 def _node(key: str, value: str | None) -> Node:
