@@ -172,7 +172,7 @@ def measure(rounds: int) -> Measured:
     result = Measured(defaultdict(list), defaultdict(list), {}, {})
 
     def rpc(method: str, **params: Any) -> Any:
-        return rpc_client.call(settings, method, {**params, "timeout_ms": TIMEOUT_MS}, False)
+        return rpc_client.call(settings, method, {**params, "timeout": TIMEOUT_MS}, False)
 
     rpc_client.start_daemon(settings)
     args = [*BASE_ARGS, *(["--no-sandbox"] if os.geteuid() == 0 else [])]

@@ -6,10 +6,12 @@ import asyncio
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from steadyhand.config import Settings
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.sqlite import Store
 
 
@@ -34,6 +36,10 @@ class Call:
     deadline: float  # time.monotonic() after which the command has failed
     tab_id: str | None = None
     tab_used: Tab | None = None  # the tab the command acted on, once it asked for one
+    started: float = field(default_factory=time.monotonic)
+    # What the command did so far (retries, watchdog, re-resolved refs): in its result, and
+    # in its error's data when it fails.
+    outcome: dict[str, Any] = field(default_factory=dict)
     # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
     redactions: set[tuple[str, ...]] = field(default_factory=set)
 
@@ -56,11 +62,24 @@ class Call:
     async def session(self, create: bool = False) -> Session:
         return await self.engine.session(self.session_name, create=create)
 
-    async def tab(self, tab_id: str | None) -> Tab:
-        """The tab a command acts on (named, or the session's last used), noted for the log."""
+    async def tab(self, tab_id: str | None, dialog_ok: bool = False) -> Tab:
+        """The tab a command acts on (named, or the session's last used), noted for the log.
+
+        A tab stopped by an open dialog answers nothing until the dialog is answered, so
+        commands other than those that handle it (`dialog_ok`) are refused at once.
+        """
         tab = (await self.session()).tab(tab_id)
         self.tab_id = tab.id
         self.tab_used = tab
+        info = tab.events.dialog_info()
+        if info is not None and not dialog_ok:
+            raise SteadyhandError(
+                ErrorCode.DIALOG_OPEN,
+                f"tab {tab.id} is stopped by a {info['type']} dialog: {info['message']!r}",
+                "answer it first: `dialog accept` (or `dialog accept --text T` for a prompt) "
+                "or `dialog dismiss`",
+                {"dialog": info, "tab": tab.id},
+            )
         return tab
 
     def tab_closed(self) -> bool:

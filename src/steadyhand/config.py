@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 ENV_PREFIX = "STEADYHAND_"
+TIERS = ("short", "medium", "long")
+MAX_TIMEOUT_MS = 600_000
+DIALOG_POLICIES = ("report", "accept", "dismiss")
 
 
 def default_state_dir() -> Path:
@@ -64,7 +67,14 @@ _KINDS = {
     "state_dir": "Path",
     "chromium": "str",
     "headless": "bool",
-    "command_timeout_ms": "int",
+    "timeout_short_ms": "int",
+    "timeout_medium_ms": "int",
+    "timeout_long_ms": "int",
+    "act_retries": "int",
+    "upload_dirs": "str",
+    "downloads_dir": "str",
+    "dialogs": "str",
+    "failure_screenshots": "bool",
     "viewport_width": "int",
     "viewport_height": "int",
     "daemon_start_timeout_s": "float",
@@ -78,7 +88,21 @@ def _defaults() -> dict[str, Any]:
         "state_dir": default_state_dir(),
         "chromium": "",
         "headless": True,
-        "command_timeout_ms": 30_000,
+        # Deadline tiers: a command's --timeout is a tier name or milliseconds. Reading and
+        # acting commands default to medium, page loads to long, status to short.
+        "timeout_short_ms": 5_000,
+        "timeout_medium_ms": 15_000,
+        "timeout_long_ms": 45_000,
+        # Tries after the first, for errors that may pass (element detached, covered).
+        "act_retries": 3,
+        # Directories `upload` may take files from (os.pathsep-separated); "" = state_dir/uploads.
+        "upload_dirs": "",
+        # Where downloads are saved ("" = state_dir/downloads), one folder per session.
+        "downloads_dir": "",
+        # JavaScript dialogs: "report" holds them open for `dialog accept|dismiss`;
+        # "accept" or "dismiss" answers them at once (and says so in the result).
+        "dialogs": "report",
+        "failure_screenshots": True,
         "viewport_width": 1280,
         "viewport_height": 800,
         "daemon_start_timeout_s": 20.0,
@@ -101,7 +125,14 @@ class Settings:
     state_dir: Path
     chromium: str
     headless: bool
-    command_timeout_ms: int
+    timeout_short_ms: int
+    timeout_medium_ms: int
+    timeout_long_ms: int
+    act_retries: int
+    upload_dirs: str
+    downloads_dir: str
+    dialogs: str
+    failure_screenshots: bool
     viewport_width: int
     viewport_height: int
     daemon_start_timeout_s: float
@@ -119,6 +150,12 @@ class Settings:
         merged = _defaults() | values
         for name in _KINDS:
             object.__setattr__(self, name, _coerce(name, merged[name]))
+        if self.dialogs not in DIALOG_POLICIES:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting dialogs={self.dialogs!r} is not one of {', '.join(DIALOG_POLICIES)}",
+                "report holds a dialog open for `dialog accept|dismiss`; accept/dismiss answer it",
+            )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Settings are immutable; use .replace(...)")
@@ -158,6 +195,42 @@ class Settings:
     @property
     def artifacts_dir(self) -> Path:
         return self.state_dir / "artifacts"
+
+    @property
+    def upload_roots(self) -> list[Path]:
+        if not self.upload_dirs:
+            return [self.state_dir / "uploads"]
+        return [Path(p).expanduser().absolute() for p in self.upload_dirs.split(os.pathsep) if p]
+
+    @property
+    def downloads_root(self) -> Path:
+        return (
+            Path(self.downloads_dir).expanduser().absolute()
+            if self.downloads_dir
+            else (self.state_dir / "downloads")
+        )
+
+    def timeout_ms(self, value: int | str | None, tier: str = "medium") -> int:
+        """Milliseconds for a --timeout value: a tier name, `2500`/`2500ms`, `2.5s`, or None
+        (the command's own tier)."""
+        chosen = tier if value is None or value == "" else value
+        text = str(chosen).strip().lower()
+        if text in TIERS:
+            return int(getattr(self, f"timeout_{text}_ms"))
+        scale, number = (1000, text[:-1]) if text.endswith("s") else (1, text)
+        if text.endswith("ms"):
+            scale, number = 1, text[:-2]
+        try:
+            ms = int(float(number) * scale)
+        except ValueError:
+            ms = 0
+        if not 1 <= ms <= MAX_TIMEOUT_MS:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"--timeout {value!r} is neither a tier nor a duration up to 10 minutes",
+                "give short, medium or long, or milliseconds (2500), or seconds (2.5s)",
+            )
+        return ms
 
     def replace(self, **changes: Any) -> Settings:
         return Settings(**(self.as_dict() | changes))

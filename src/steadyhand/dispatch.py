@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import ValidationError
 
+from steadyhand.actions.evidence import failure_screenshot
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -48,8 +49,14 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
     sessions_before = {s.name for s in runtime.engine.sessions()}
     try:
         params = _validate(command, raw)
-        timeout_ms = params.timeout_ms or runtime.settings.command_timeout_ms
-        call = Call(runtime, params.session, started + timeout_ms / 1000, redactions=whole(command))
+        timeout_ms = runtime.settings.timeout_ms(params.timeout, command.timeout)
+        call = Call(
+            runtime,
+            params.session,
+            started + timeout_ms / 1000,
+            redactions=whole(command),
+            started=started,
+        )
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
         try:
@@ -61,22 +68,23 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
                 TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
-    except SteadyhandError as exc:
-        await _record(
-            runtime, command, raw=raw, call=call, session=session_name, started=started, error=exc
-        )
-        raise
     except Exception as exc:
-        closed = call is not None and call.tab_closed()
-        error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
+        if isinstance(exc, SteadyhandError):
+            error = exc
+        else:
+            closed = call is not None and call.tab_closed()
+            error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
+        await _explain(runtime, command, call, error, started)
         await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
         )
+        if error is exc:
+            raise
         raise error from exc
     finally:
         await asyncio.to_thread(_track_sessions, runtime, sessions_before)
     await _record(
-        runtime, command, raw=raw, call=call, session=session_name, started=started, error=None
+        runtime, command, raw=raw, call=call, session=session_name, started=started, result=data
     )
     return data
 
@@ -160,6 +168,23 @@ def whole(command: Command) -> set[tuple[str, ...]]:
     return {(name,) for name in command.sensitive}
 
 
+async def _explain(
+    runtime: Runtime, command: Command, call: Call | None, error: SteadyhandError, started: float
+) -> None:
+    """Add what the command did before failing, and for an act, a screenshot of the tab."""
+    if call is None:
+        return
+    error.data = {**call.outcome, **error.data}
+    error.data["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
+    tab = call.tab_used
+    if command.acts and tab is not None and runtime.settings.failure_screenshots:
+        shot = await failure_screenshot(
+            runtime.settings.artifacts_dir, call.session_name, tab, command.name
+        )
+        if shot is not None:
+            error.data["artifacts"] = [*error.data.get("artifacts", []), shot]
+
+
 async def _record(
     runtime: Runtime,
     command: Command,
@@ -168,11 +193,14 @@ async def _record(
     call: Call | None,
     session: str,
     started: float,
-    error: SteadyhandError | None,
+    error: SteadyhandError | None = None,
+    result: Any = None,
 ) -> None:
     if not command.touches_page:
         return
     params = {k: v for k, v in raw.items() if k != "session"}
+    full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
+    outcome = full.get("data", {}) if error is not None and full else full or {}
     await asyncio.to_thread(
         runtime.store.log_action,
         session=session,
@@ -183,6 +211,9 @@ async def _record(
         error_code=str(error.code) if error else None,
         error_message=error.message if error else None,
         duration_ms=round((time.monotonic() - started) * 1000, 3),
+        retries=int(outcome.get("retries", 0) or 0),
+        artifacts=list(outcome.get("artifacts", []) or []),
+        result=full,
     )
 
 

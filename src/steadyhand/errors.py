@@ -22,6 +22,9 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "not_found"
     STALE_REF = "stale_ref"
     AMBIGUOUS = "ambiguous"
+    NOT_ACTIONABLE = "not_actionable"
+    VERIFICATION_FAILED = "verification_failed"
+    DIALOG_OPEN = "dialog_open"
     ACTION_FAILED = "action_failed"
     TIMEOUT = "timeout"
     NAVIGATION_FAILED = "navigation_failed"
@@ -58,6 +61,9 @@ ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
     ErrorCode.NOT_FOUND: ErrorClass(3, -32010, 404),
     ErrorCode.STALE_REF: ErrorClass(3, -32011, 409),
     ErrorCode.AMBIGUOUS: ErrorClass(3, -32012, 409),
+    ErrorCode.NOT_ACTIONABLE: ErrorClass(3, -32014, 409, retryable=True),
+    ErrorCode.VERIFICATION_FAILED: ErrorClass(3, -32015, 422),
+    ErrorCode.DIALOG_OPEN: ErrorClass(3, -32016, 409),
     ErrorCode.ACTION_FAILED: ErrorClass(3, -32013, 422, retryable=True),
     ErrorCode.TIMEOUT: ErrorClass(4, -32020, 504, retryable=True),
     ErrorCode.NAVIGATION_FAILED: ErrorClass(4, -32021, 502, retryable=True),

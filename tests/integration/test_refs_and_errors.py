@@ -64,7 +64,7 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     page = daemon.snapshot(s)
     alpha = find_ref(page, "button", "Alpha")
     daemon.call("click", session=s, ref=find_ref(page, "button", rerender))
-    err = daemon.fail("click", session=s, ref=alpha, timeout_ms=PATIENT_MS)
+    err = daemon.fail("click", session=s, ref=alpha, timeout=PATIENT_MS)
     assert err.code == "stale_ref"
     assert 'button "Alpha"' in err.message and why in err.message, err.message
     assert "snapshot" in err.hint
@@ -79,13 +79,13 @@ def test_stale_ref_after_navigation_takes_no_action(daemon: Daemon, site: str) -
     count_a = find_ref(page_a, "button", "Count")
     daemon.call("navigate", session=s, url=f"{site}/nav-b.html")
     # Without a new snapshot: the ref belongs to page A's document.
-    err = daemon.fail("click", session=s, ref=count_a, timeout_ms=PATIENT_MS)
+    err = daemon.fail("click", session=s, ref=count_a, timeout=PATIENT_MS)
     assert err.code == "stale_ref" and "navigated" in err.message
     page_b = daemon.snapshot(s)
     assert "count 0" in page_b, "nothing on page B was clicked"
     # After a snapshot of B, refs of A that B did not reissue stay refused.
     for ref in {find_ref(page_a, "link", "Go to B"), count_a} - set(_refs(page_b)):
-        again = daemon.fail("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
+        again = daemon.fail("click", session=s, ref=ref, timeout=PATIENT_MS)
         assert again.code == "stale_ref", ref
     assert "count 0" in daemon.snapshot(s)
 
@@ -97,14 +97,14 @@ def _refs(snapshot: str) -> list[str]:
 def test_unknown_and_malformed_refs(daemon: Daemon, site: str) -> None:
     s = "unknown-ref"
     daemon.call("open", session=s, url=f"{site}/form.html")
-    before_snapshot = daemon.fail("click", session=s, ref="e3", timeout_ms=PATIENT_MS)
+    before_snapshot = daemon.fail("click", session=s, ref="e3", timeout=PATIENT_MS)
     assert before_snapshot.code == "not_found" and "snapshot first" in before_snapshot.hint
     daemon.snapshot(s)
-    missing = daemon.fail("click", session=s, ref="e999", timeout_ms=PATIENT_MS)
+    missing = daemon.fail("click", session=s, ref="e999", timeout=PATIENT_MS)
     assert missing.code == "not_found" and "e999" in missing.message
     malformed = daemon.fail("click", session=s, ref="#submit")
     assert malformed.code == "bad_request" and "e12" in malformed.hint
-    bad_fill = daemon.fail("fill", session=s, fields={"e999": "x"}, timeout_ms=PATIENT_MS)
+    bad_fill = daemon.fail("fill", session=s, fields={"e999": "x"}, timeout=PATIENT_MS)
     assert bad_fill.code == "not_found"
 
 
@@ -181,7 +181,7 @@ def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: 
     err: SteadyhandError | None = None
     for _ in range(50):
         try:
-            daemon.call("snapshot", session=s, timeout_ms=1000)
+            daemon.call("snapshot", session=s, timeout=1000)
         except SteadyhandError as exc:
             err = exc
             break
@@ -189,13 +189,13 @@ def test_wedged_page_times_out_and_never_hangs_the_daemon(daemon: Daemon, site: 
     assert err is not None and err.code == "timeout" and "unaffected" in err.hint
     # The daemon and other sessions go on while that page spins; listings stay quick.
     assert s in daemon.call("daemon.status")["sessions"]
-    listed = {x["name"]: x for x in daemon.call("sessions", timeout_ms=5000)["sessions"]}
+    listed = {x["name"]: x for x in daemon.call("sessions", timeout=5000)["sessions"]}
     assert listed[s]["tabs"][0]["title"] == "(not responding)"
-    assert daemon.call("tabs", session=s, timeout_ms=5000)["tabs"][0]["id"] == "t1"
+    assert daemon.call("tabs", session=s, timeout=5000)["tabs"][0]["id"] == "t1"
     daemon.call("open", session="healthy", url=f"{site}/nav-a.html")
     assert "Page A" in daemon.snapshot("healthy")
     # The wedged session itself recovers: close the spinning tab, open another.
-    daemon.call("tab.close", session=s, tab="t1", timeout_ms=10_000)
+    daemon.call("tab.close", session=s, tab="t1", timeout=10_000)
     daemon.call("tab.new", session=s, url=f"{site}/nav-b.html")
     assert 'heading "Page B"' in daemon.snapshot(s)
 
@@ -293,7 +293,7 @@ def test_an_element_replaced_mid_action_is_stale_never_a_long_wait(
     for _ in range(15):
         ref = find_ref(daemon.snapshot(s), "button", "Moving target")
         try:
-            daemon.call("click", session=s, ref=ref, timeout_ms=PATIENT_MS)
+            daemon.call("click", session=s, ref=ref, timeout=PATIENT_MS)
             outcomes.append("ok")
         except SteadyhandError as exc:
             outcomes.append(exc.code)
@@ -306,7 +306,7 @@ def test_select_of_a_missing_option_is_refused_with_the_choices(daemon: Daemon, 
     s = "no-option"
     daemon.call("open", session=s, url=f"{site}/form.html")
     size = find_ref(daemon.snapshot(s), "combobox", "Size")
-    err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout_ms=PATIENT_MS)
+    err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout=PATIENT_MS)
     assert err.code == "bad_request" and "'Huge'" in err.message
     assert "'Small', 'Medium', 'Large'" in err.hint
 
@@ -320,7 +320,7 @@ def test_a_tab_closed_under_a_running_action_is_not_a_browser_crash(
         errors: list[SteadyhandError] = []
 
         def click() -> None:
-            errors.append(daemon.fail("click", session=s, ref=button, timeout_ms=PATIENT_MS))
+            errors.append(daemon.fail("click", session=s, ref=button, timeout=PATIENT_MS))
 
         worker = threading.Thread(target=click)
         worker.start()

@@ -55,7 +55,7 @@ def test_a_frame_that_navigates_makes_its_refs_stale_but_not_the_pages(
     assert not_a_frame.code == "bad_request" and "not an iframe" in not_a_frame.message
     loaded = daemon.call("click", session=s, ref=find_ref(page, "link", "Load again"))
     assert not loaded["navigated"], "the page stayed; only the frame loaded a new document"
-    err = daemon.fail("click", session=s, ref=inner_go, timeout_ms=PATIENT_MS)
+    err = daemon.fail("click", session=s, ref=inner_go, timeout=PATIENT_MS)
     assert err.code == "stale_ref" and "frame" in err.message, err.message
     assert "inner same: " not in daemon.snapshot(s)
     daemon.call("click", session=s, ref=shadow_go)  # the main document's refs live on
@@ -71,7 +71,7 @@ def test_spa_route_change_keeps_live_refs_and_refuses_gone_ones(daemon: Daemon, 
     moved = daemon.call("click", session=s, ref=settings)
     assert moved["navigated"] and moved["url"].endswith("?settings")
     assert "Nickname" in moved["changes"] and "Save home" in moved["changes"]
-    err = daemon.fail("click", session=s, ref=save, timeout_ms=PATIENT_MS)
+    err = daemon.fail("click", session=s, ref=save, timeout=PATIENT_MS)
     assert err.code == "stale_ref" and "no longer on the page" in err.message
     assert "saves: 0" in daemon.snapshot(s), "the stale click did nothing"
     back_home = daemon.call("click", session=s, ref=home)  # same document: the ref lives

@@ -22,7 +22,7 @@ def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
     for name, command in COMMANDS.items():
         assert command.doc and not command.doc.endswith(" "), name
         required = [
-            "e1" if p["type"] in ("str", "list") else "e1=x"
+            p["choices"][0] if p["choices"] else "e1" if p["type"] in ("str", "list") else "e1=x"
             for p in cli_spec.command_spec(command)["params"]
             if p["positional"] and p["required"]
         ]
@@ -45,7 +45,7 @@ def test_argv_becomes_typed_params() -> None:
     )
     assert parse(["--timeout", "500", "click", "e4", "--button", "right", "--double"]) == (
         "click",
-        {"ref": "e4", "button": "right", "double": True, "timeout_ms": 500},
+        {"ref": "e4", "button": "right", "double": True, "timeout": "500"},
     )
     assert parse(["fill", "e1=a=b", "e2="]) == ("fill", {"fields": {"e1": "a=b", "e2": ""}})
     assert parse(["select", "e9", "Red", "Blue"])[1] == {"ref": "e9", "values": ["Red", "Blue"]}
@@ -81,7 +81,7 @@ def test_global_options_and_autostart_come_from_the_table() -> None:
     spec = cli.load_spec()
     assert [(g["name"], g["flag"]) for g in spec["globals"]] == [
         ("session", "--session"),
-        ("timeout_ms", "--timeout"),
+        ("timeout", "--timeout"),
     ]
     autostart = {c["name"]: c["autostart"] for c in spec["commands"]}
     assert autostart["daemon.status"] is False and autostart["click"] is True

@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 
 from steadyhand.config import Settings, default_state_dir
-from steadyhand.errors import SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for key in ("STEADYHAND_STATE_DIR", "STEADYHAND_HEADLESS", "STEADYHAND_COMMAND_TIMEOUT_MS"):
+    for key in ("STEADYHAND_STATE_DIR", "STEADYHAND_HEADLESS", "STEADYHAND_TIMEOUT_MEDIUM_MS"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("STEADYHAND_CONFIG", str(tmp_path / "absent.toml"))
 
@@ -19,18 +19,18 @@ def test_precedence_defaults_file_env_overrides(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     config = tmp_path / "c.toml"
-    config.write_text('command_timeout_ms = 5000\nheadless = false\nchromium = "/opt/c"\n')
+    config.write_text('timeout_medium_ms = 5000\nheadless = false\nchromium = "/opt/c"\n')
     from_file = Settings.load(config)
-    assert (from_file.command_timeout_ms, from_file.headless, from_file.chromium) == (
+    assert (from_file.timeout_medium_ms, from_file.headless, from_file.chromium) == (
         5000,
         False,
         "/opt/c",
     )
-    monkeypatch.setenv("STEADYHAND_COMMAND_TIMEOUT_MS", "7000")
+    monkeypatch.setenv("STEADYHAND_TIMEOUT_MEDIUM_MS", "7000")
     monkeypatch.setenv("STEADYHAND_HEADLESS", "yes")
     from_env = Settings.load(config)
-    assert (from_env.command_timeout_ms, from_env.headless) == (7000, True)
-    assert Settings.load(config, command_timeout_ms=9).command_timeout_ms == 9
+    assert (from_env.timeout_medium_ms, from_env.headless) == (7000, True)
+    assert Settings.load(config, timeout_medium_ms=9).timeout_medium_ms == 9
 
 
 def test_state_dir_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_state_dir_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     ("content", "words"),
     [
         ("headless = 'maybe'\n", "not a valid bool"),
-        ("command_timeout_ms = 'soon'\n", "not a valid int"),
+        ("timeout_medium_ms = 'soon'\n", "not a valid int"),
         ("colour = 'blue'\n", "unknown setting"),
         ("this is not toml", "not valid TOML"),
     ],
@@ -63,3 +63,24 @@ def test_bad_settings_are_clear_errors(tmp_path: Path, content: str, words: str)
     with pytest.raises(SteadyhandError) as info:
         Settings.load(config)
     assert info.value.code == "bad_request" and words in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "ms"),
+    [(None, 15_000), ("short", 5_000), ("LONG", 45_000), ("2500", 2500), (700, 700)]
+    + [("2.5s", 2500), ("40ms", 40)],
+)
+def test_timeout_tiers_and_durations(value: int | str | None, ms: int) -> None:
+    assert Settings().timeout_ms(value) == ms
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "601s", "1e9"])
+def test_bad_timeouts_are_refused_with_the_forms(value: str) -> None:
+    with pytest.raises(SteadyhandError) as caught:
+        Settings().timeout_ms(value)
+    assert caught.value.code == ErrorCode.BAD_REQUEST and "short, medium or long" in caught.value.hint
+
+
+def test_dialog_policy_is_checked() -> None:
+    with pytest.raises(SteadyhandError):
+        Settings(dialogs="ignore")

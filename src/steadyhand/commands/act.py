@@ -1,26 +1,50 @@
-"""One act command in flight: its target elements, and what it reports when done.
+"""One act command in flight: precondition -> act -> verify, retried within its deadline.
 
-Every act command runs inside `Act`: it resolves refs (noting any re-resolution), and
-afterwards reports where the tab is and, unless told otherwise, what the action changed
-on the page, so the agent rarely needs a separate snapshot.
+Every act command runs inside `Act`:
+
+1. `run(body)` runs tries of `body` until one succeeds. A try resolves its targets (refs
+   are re-resolved after a re-render; locators wait for their element to appear), lets
+   the watchdog clear known interruptions, waits for the element to be actionable (within
+   the try's share of the deadline), acts, and verifies the action's postcondition.
+   Failures that may pass are retried with backoff (see actions/retry.py); others end
+   the command at once.
+2. A JavaScript dialog opened by the action stops the page: the try ends there and the
+   result reports the dialog (the action finishes when the dialog is answered).
+3. `result()` reports where the tab is, what the action caused (navigation, popups,
+   downloads, dialogs, DOM change), what it changed on the page (unless --no-changes),
+   and checks the caller's --expect-* conditions.
+
+What the command did so far (tries, watchdog dismissals, re-resolved refs) is kept on the
+Call, so a failure reports it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+import fnmatch
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.resolve import element
+from steadyhand.actions.checks import diagnose, not_actionable
+from steadyhand.actions.locators import resolve_locator
+from steadyhand.actions.resolve import element, resolve_entry
+from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
+from steadyhand.actions.verify import Unverified
 from steadyhand.call import Call
 from steadyhand.commands.results import ActionResult, action_result
+from steadyhand.engine.page_events import Mark
 from steadyhand.engine.session import Tab
-from steadyhand.errors import SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.diff import report
+from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.render import View, page
 from steadyhand.snapshot.take import take
 
@@ -39,12 +63,33 @@ SETTLE_JS = """() => new Promise(resolve => {
   quiet = setTimeout(done, 60);
   hard = setTimeout(done, 600);
 })"""
+# Counts DOM mutations from now on, so the result can say whether the action changed any.
+COUNT_MUTATIONS_JS = """() => {
+  const box = {n: 0};
+  new MutationObserver(records => { box.n += records.length; }).observe(document,
+    {subtree: true, childList: true, attributes: true, characterData: true});
+  window.__steadyhandMutations = box;
+}"""
+READ_MUTATIONS_JS = "() => window.__steadyhandMutations ? window.__steadyhandMutations.n : null"
 LOAD_WAIT_MS = 5_000
+EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
+EXPECT_POLL_S = 0.1
 
 
 class ActOptions(Protocol):
     tab: str | None
     changes: bool | None
+    expect_url: str | None
+    expect_text: str | None
+    expect_ref_gone: str | None
+
+
+@dataclass
+class Aim:
+    """An element an action is about to act on, and how to name it in messages."""
+
+    handle: ElementHandle
+    what: str
 
 
 class Act:
@@ -52,34 +97,35 @@ class Act:
         self.call = call
         self.params = params
         self.detail: dict[str, Any] = {}
-        self.reresolved: dict[str, str] = {}
+        self.reresolved: dict[str, str] = call.outcome.setdefault("reresolved", {})
+        self.watchdog: list[dict[str, str]] = call.outcome.setdefault("watchdog", [])
         self.changes = (
             params.changes if params.changes is not None else call.runtime.settings.act_changes
         )
+        self.try_ms = 0.0
+        self.stopped_by_dialog = False
         self._tab: Tab | None = None
         self._url_before = ""
+        self._mark: Mark | None = None
         self._ready = False
+        self._counting = False
+        self._unverified = 0
 
     @property
     def tab(self) -> Tab:
         assert self._tab is not None, "use Act as an async context manager"
         return self._tab
 
+    @property
+    def retries(self) -> int:
+        return int(self.call.outcome.get("retries", 0))
+
     async def __aenter__(self) -> Act:
         self._tab = await self.call.tab(self.params.tab)
         self._url_before = self.tab.page.url
+        self._mark = self.tab.events.mark()
+        self.try_ms = self.call.remaining_ms()
         return self
-
-    async def ready(self) -> None:
-        """Call once the targets are resolved, right before acting.
-
-        If the last snapshot is older than the last action (or there is none), read the
-        page as it is now, so the changes reported are this action's. Not earlier: reading
-        the page hands out refs, and a ref the agent was never given must stay unknown.
-        """
-        self._ready = True
-        if self.changes and not self.tab.fresh_baseline():
-            self.tab.seen(await take(self.tab, self.call.remaining_ms()))
 
     async def __aexit__(
         self,
@@ -90,32 +136,178 @@ class Act:
         if exc is not None or not self.changes:
             self.tab.acted_since_baseline = True
 
+    # ------------------------------------------------------------------ tries
+
+    async def run(self, body: Callable[[], Awaitable[None]]) -> None:
+        """Run tries of `body` until one succeeds, the tries run out, or one fails for good."""
+        retries = max(0, self.call.runtime.settings.act_retries)
+        last: SteadyhandError | None = None
+        for n in range(retries + 1):
+            left = self.call.remaining_ms() - EVIDENCE_MARGIN_MS
+            self.try_ms = try_budget_ms(max(1.0, left), retries + 1 - n)
+            try:
+                await self._until_dialog(body())
+                return
+            except Unverified as exc:
+                self._unverified += 1
+                if self._unverified >= 2:
+                    raise  # the action had no effect twice: trying again will not help
+                last = exc
+            except Retryable as exc:
+                last = exc
+            except PlaywrightTimeout:
+                raise
+            except PlaywrightError as exc:
+                retryable = classify(exc)
+                if retryable is None:
+                    raise
+                last = retryable
+            pause = backoff_s(n + 1)
+            if n == retries or self.call.remaining_ms() < pause * 1000 + EVIDENCE_MARGIN_MS:
+                break
+            self.call.outcome["retries"] = self.retries + 1
+            await asyncio.sleep(pause)
+        assert last is not None
+        raise last
+
+    async def _until_dialog(self, attempt: Awaitable[None]) -> None:
+        """Await the try, or stop waiting when it opens a dialog (which stops the page)."""
+        events = self.tab.events
+        task = asyncio.ensure_future(attempt)
+        if events.dialog_policy != "report":
+            await task
+            return
+        opened = asyncio.ensure_future(events.dialog_opened.wait())
+        try:
+            done, _ = await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            opened.cancel()
+        if task in done:
+            task.result()
+            return
+        events.park(task)
+        self.stopped_by_dialog = True
+
     @asynccontextmanager
-    async def element(self, ref: str) -> AsyncIterator[ElementHandle]:
-        async with element(self.tab, ref, self.call.remaining_ms()) as target:
-            if target.reresolved:
-                self.reresolved[target.asked] = target.ref
-            yield target.handle
+    async def target(self, spec: str) -> AsyncIterator[Aim]:
+        """The element a ref or locator names, for one try."""
+        if is_ref(spec):
+            async with element(self.tab, spec, self.call.remaining_ms()) as found:
+                if found.reresolved:
+                    self.reresolved[found.asked] = found.ref
+                label = resolve_entry(self.tab, found.ref).label()
+                yield Aim(found.handle, f"{found.ref} ({label})")
+            return
+        try:
+            handle = await resolve_locator(self.tab.page, spec, self.try_ms)
+        except SteadyhandError as exc:
+            if exc.code == ErrorCode.NOT_FOUND:  # it may appear by the next try
+                raise Retryable(exc.code, exc.message, exc.hint, exc.data) from None
+            raise
+        try:
+            yield Aim(handle, spec)
+        finally:
+            with suppress(PlaywrightError):
+                await handle.dispose()
+
+    # Kept for commands written against the first version of Act.
+    element = target
+
+    async def actionable(
+        self,
+        aim: Aim,
+        check: Callable[[float], Awaitable[None]],
+        *,
+        editable: bool = False,
+    ) -> None:
+        """Wait (within this try) until `check` passes: Playwright's actionability checks.
+
+        `check` must not act (a trial click, or an idempotent action such as fill). When
+        it times out, the element is examined and the try fails with the reason.
+        """
+        try:
+            await check(self.try_ms)
+        except PlaywrightTimeout:
+            found = await diagnose(aim.handle, editable)
+            err = not_actionable(aim.what, found, self.try_ms)
+            raise Retryable(err.code, err.message, err.hint, err.data) from None
+
+    async def ready(self, aim: Aim | None = None) -> None:
+        """Call once the targets are resolved, right before acting (`aim`: the target).
+
+        Runs the watchdog, and if the last snapshot is older than the last action (or there
+        is none), reads the page as it is now, so the changes reported are this action's.
+        Not earlier: reading the page hands out refs, and a ref the agent was never given
+        must stay unknown.
+        """
+        self._ready = True
+        if self.changes and not self.tab.fresh_baseline():
+            self.tab.seen(await take(self.tab, self.call.remaining_ms()))
+        if not self._counting:
+            try:
+                await self.tab.page.evaluate(COUNT_MUTATIONS_JS)
+                self._counting = True
+            except PlaywrightError:
+                pass
+
+    # ------------------------------------------------------------------ result
 
     async def result(self, action: str, ref: str | None) -> ActionResult:
         assert self._ready, "an act command must call Act.ready() before acting"
-        changes = await self._changes() if self.changes else None
+        assert self._mark is not None
+        events = self.tab.events
+        changes: str | None = None
+        dom_changed: bool | None = None
+        if not self.stopped_by_dialog:
+            await self._settle()
+            if self.changes:
+                changes = await self._changes()
+            dom_changed = await self._dom_changed()
         done = await action_result(self.tab, action, ref, self._url_before, **self.detail)
-        done.reresolved = self.reresolved
         done.changes = changes
+        done.dom_changed = dom_changed
+        done.dialog = events.dialog_info()
+        done.dialogs_answered = events.answered_since(self._mark)
+        session = await self.call.session()
+        done.popups = [session.adopt(p).id for p in events.popups_since(self._mark)]
+        done.downloads = await events.downloads_since(
+            self._mark, min(10.0, self.call.remaining_ms() / 1000)
+        )
+        if not self.stopped_by_dialog:
+            await self._expectations(done)
+        done.reresolved = self.reresolved
+        done.watchdog = self.watchdog
+        done.retries = self.retries
+        done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
         return done
+
+    async def _settle(self) -> None:
+        tab = self.tab
+        try:
+            await tab.page.evaluate(SETTLE_JS)
+        except PlaywrightError:
+            # The action navigated: the old document (and the evaluate) went with it.
+            with suppress(PlaywrightError):
+                await tab.page.wait_for_load_state(
+                    "load", timeout=min(LOAD_WAIT_MS, self.call.remaining_ms())
+                )
+
+    async def _dom_changed(self) -> bool | None:
+        if not self._counting or self.tab.page.url != self._url_before:
+            return None
+        try:
+            count = await self.tab.page.evaluate(READ_MUTATIONS_JS)
+        except PlaywrightError:
+            return None
+        return None if count is None else bool(count)
 
     async def _changes(self) -> str:
         """What the action changed, read once the page has settled."""
         tab = self.tab
         try:
-            try:
-                await tab.page.evaluate(SETTLE_JS)
-            except PlaywrightError:
-                # The action navigated: the old document (and the evaluate) went with it.
-                await tab.page.wait_for_load_state(
-                    "load", timeout=min(LOAD_WAIT_MS, self.call.remaining_ms())
-                )
             taken = await take(tab, self.call.remaining_ms())
         except (PlaywrightError, SteadyhandError) as exc:
             tab.acted_since_baseline = True
@@ -127,3 +319,72 @@ class Act:
             return chunk.text
         left = chunk.total - chunk.next_offset
         return chunk.text + f"\n[… {left:,} more characters; `snapshot` shows the whole page]"
+
+    # ------------------------------------------------------------------ expectations
+
+    async def _expectations(self, done: ActionResult) -> None:
+        """The caller's --expect-* conditions, polled until they hold or time runs out.
+
+        A failure here is not retried: the action ran, and running it again could do it
+        twice. The error carries the result so far.
+        """
+        wanted = [
+            (name, value)
+            for name, value in (
+                ("url", self.params.expect_url),
+                ("text", self.params.expect_text),
+                ("ref_gone", self.params.expect_ref_gone),
+            )
+            if value
+        ]
+        if not wanted:
+            return
+        unmet: list[str] = []
+        while True:
+            unmet = [
+                f"{name}={value!r}" for name, value in wanted if not await self._holds(name, value)
+            ]
+            if not unmet or self.call.remaining_ms() <= EVIDENCE_MARGIN_MS + 100:
+                break
+            await asyncio.sleep(EXPECT_POLL_S)
+        if unmet:
+            done.url = self.tab.page.url
+            raise SteadyhandError(
+                ErrorCode.VERIFICATION_FAILED,
+                f"the {done.action} ran, but expected {' and '.join(unmet)} did not hold "
+                "by the deadline",
+                "it was not retried (that could act twice): take a snapshot to see what "
+                "happened instead",
+                {"result": done.model_dump(mode="json", exclude={"changes"})},
+            )
+
+    async def _holds(self, name: str, value: str) -> bool:
+        page_ = self.tab.page
+        if name == "url":
+            url = page_.url
+            return fnmatch.fnmatchcase(url, value) if "*" in value else value in url
+        if name == "text":
+            try:
+                return bool(await page_.evaluate("t => document.body.innerText.includes(t)", value))
+            except PlaywrightError:
+                return False
+        try:
+            entry = resolve_entry(self.tab, value)
+        except SteadyhandError as exc:
+            return exc.code == ErrorCode.STALE_REF  # its page is gone, and it with it
+        try:
+            handles = await page_.locator(f"aria-ref={entry.pw_ref}").element_handles()
+        except PlaywrightError:
+            return True
+        try:
+            if not handles:
+                return True
+            return not await handles[0].evaluate(
+                "e => e.isConnected && e.checkVisibility({visibilityProperty: true})"
+            )
+        except PlaywrightError:
+            return True
+        finally:
+            for handle in handles:
+                with suppress(PlaywrightError):
+                    await handle.dispose()

@@ -1,60 +1,132 @@
-"""Commands that act on elements by ref: click, type, fill, press, select, check, hover."""
+"""Commands that act on elements: click, type, fill, press, select, check, uncheck, hover, drag.
+
+Each takes a ref (`e12`) or a locator (`role=button[name="Save"]`, `text=Save`, ...), and
+runs as tries of precondition -> act -> verify inside `Act` (see act.py).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+import time
 from typing import Any, Literal
 
-from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.actions.retry import Retryable
+from steadyhand.actions.verify import (
+    CHECKED_JS,
+    HOVERED_JS,
+    SELECTED_JS,
+    Unverified,
+    check_checked,
+    check_selected,
+    check_value,
+    field_value,
+)
 from steadyhand.call import Call
-from steadyhand.commands.act import Act
+from steadyhand.commands.act import Act, Aim
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
+
+TARGET_HELP = (
+    'element ref (e12) or locator (role=button[name="Save"], text=..., label=..., css=...)'
+)
 
 
 class ActParams(TabParams):
     changes: bool | None = Field(
         None, description="report what the action changed on the page (default: act_changes)"
     )
+    expect_url: str | None = Field(
+        None, description="after acting, the URL must contain this (or match it, with *)"
+    )
+    expect_text: str | None = Field(None, description="after acting, the page must show this text")
+    expect_ref_gone: str | None = Field(
+        None, description="after acting, this ref must be gone or hidden (e.g. a dialog's)"
+    )
 
 
 class RefParams(ActParams):
-    ref: str = positional("element ref from a snapshot, e.g. e12")
+    ref: str = positional(TARGET_HELP)
 
 
 async def act_on_ref(
     call: Call,
     params: RefParams,
     action: str,
-    do: Callable[[ElementHandle], Awaitable[dict[str, Any] | None]],
+    do: Any,
 ) -> ActionResult:
-    """Resolve the ref, act on that very element, report what happened."""
-    async with Act(call, params) as act, act.element(params.ref) as target:
-        await act.ready()
-        act.detail.update(await do(target) or {})
+    """Resolve the target, act on that very element (with retries), report what happened.
+
+    `do(handle)` acts and returns what the result's `data` should say.
+    """
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready()
+                act.detail.update(await do(aim.handle) or {})
+
+        await act.run(body)
     return await act.result(action, params.ref)
+
+
+# ---------------------------------------------------------------------- click
+
+Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 
 
 class ClickParams(RefParams):
     double: bool = Field(False, description="double-click")
     button: Literal["left", "right", "middle"] = Field("left", description="mouse button")
+    modifiers: list[Modifier] = Field(
+        default_factory=list, description="keys held during the click: Alt Control Meta Shift"
+    )
+    x: float | None = Field(None, description="click this far from the element's left edge")
+    y: float | None = Field(None, description="click this far from the element's top edge")
 
 
-@command("click")
+def _click_options(params: ClickParams) -> dict[str, Any]:
+    if (params.x is None) != (params.y is None):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "a click position needs both --x and --y",
+            "give both offsets from the element's top-left corner, or neither for its centre",
+        )
+    options: dict[str, Any] = {
+        "button": params.button,
+        "click_count": 2 if params.double else 1,
+        "modifiers": list(params.modifiers),
+    }
+    if params.x is not None and params.y is not None:
+        options["position"] = {"x": params.x, "y": params.y}
+    return options
+
+
+@command("click", acts=True)
 async def click(call: Call, params: ClickParams) -> ActionResult:
-    """Click an element by ref."""
+    """Click an element; reports navigation, popups, dialogs and downloads it caused."""
+    options = _click_options(params)
+    async with Act(call, params) as act:
 
-    async def do(target: ElementHandle) -> None:
-        clicks = 2 if params.double else 1
-        await target.click(button=params.button, click_count=clicks, timeout=call.remaining_ms())
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                # The trial runs every check and dispatches nothing, so it can be retried;
+                # the click itself is not (it may have landed).
+                await act.actionable(
+                    aim, lambda ms: aim.handle.click(trial=True, timeout=ms, **options)
+                )
+                await aim.handle.click(timeout=call.remaining_ms(), **options)
 
-    return await act_on_ref(call, params, "click", do)
+        await act.run(body)
+    return await act.result("click", params.ref)
 
+
+# ---------------------------------------------------------------------- typing
 
 # True unless the field Playwright will type into (the element, or the control of the
 # <label> it sits in) is known to hold ordinary text. Unknown means "may be a secret".
@@ -71,40 +143,71 @@ MAY_BE_SECRET = """e => {
     return !['text', 'search', 'email', 'url', 'tel', 'number'].includes(t.type);
   return true;
 }"""
+CARET_TO_END_JS = """e => {
+  const t = (e instanceof HTMLLabelElement && e.control) || e;
+  t.focus();
+  if (typeof t.setSelectionRange === 'function' && typeof t.value === 'string') {
+    try { t.setSelectionRange(t.value.length, t.value.length); } catch (err) {}
+  }
+}"""
+SLOW_KEY_DELAY_MS = 30
 
 
 class TypeParams(RefParams):
-    text: str = positional("text to put in the field (replaces what is there)", sensitive=True)
+    text: str = positional("text to type", sensitive=True)
     submit: bool = Field(False, description="press Enter afterwards")
     slowly: bool = Field(False, description="type key by key instead of filling at once")
+    clear: bool = Field(True, description="replace what the field holds (--no-clear appends)")
 
 
-@command("type")
+async def _type_into(act: Act, aim: Aim, text: str, *, clear: bool, slowly: bool) -> str:
+    """Type `text` into the field; what the field should hold afterwards."""
+    handle = aim.handle
+    if clear and not slowly:
+        await act.actionable(aim, lambda ms: handle.fill(text, timeout=ms), editable=True)
+        return text
+    before = ""
+    if clear:
+        await act.actionable(aim, lambda ms: handle.fill("", timeout=ms), editable=True)
+    else:
+        before = await field_value(handle) or ""
+        await handle.evaluate(CARET_TO_END_JS)
+    delay = SLOW_KEY_DELAY_MS if slowly else 0
+    await handle.type(text, delay=delay, timeout=act.call.remaining_ms())
+    return before + text
+
+
+@command("type", acts=True)
 async def type_(call: Call, params: TypeParams) -> ActionResult:
-    """Type text into a field by ref, replacing its value; --submit presses Enter."""
+    """Type text into a field (replacing its value unless --no-clear); verified."""
+    async with Act(call, params) as act:
 
-    async def do(target: ElementHandle) -> dict[str, Any]:
-        if not await target.evaluate(MAY_BE_SECRET):
-            call.reveal("text")
-        if params.slowly:
-            await target.fill("", timeout=call.remaining_ms())
-            await target.type(params.text, delay=30, timeout=call.remaining_ms())
-        else:
-            await target.fill(params.text, timeout=call.remaining_ms())
-        if params.submit:
-            await target.press("Enter", timeout=call.remaining_ms())
-        return {"submitted": params.submit}
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
+                if not secret:
+                    call.reveal("text")
+                wanted = await _type_into(
+                    act, aim, params.text, clear=params.clear, slowly=params.slowly
+                )
+                value = await field_value(aim.handle)
+                act.detail.update(check_value(aim.what, wanted, value, secret))
+                if params.submit:
+                    await aim.handle.press("Enter", timeout=call.remaining_ms())
+                act.detail["submitted"] = params.submit
 
-    return await act_on_ref(call, params, "type", do)
+        await act.run(body)
+    return await act.result("type", params.ref)
 
 
 class FillParams(ActParams):
     fields: dict[str, str] = positional("REF=VALUE pairs, one per field", sensitive=True)
 
 
-@command("fill")
+@command("fill", acts=True)
 async def fill(call: Call, params: FillParams) -> ActionResult:
-    """Fill several fields at once: REF=VALUE for each."""
+    """Fill several fields at once (REF=VALUE each), every one verified."""
     if not params.fields:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, "fill needs at least one field", "give REF=VALUE pairs"
@@ -112,35 +215,61 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
     call.reveal("fields")
     for ref in params.fields:
         call.redact("fields", ref)  # until its field is known to hold ordinary text
-    async with Act(call, params) as act, contextlib.AsyncExitStack() as stack:
-        # Resolve every ref before typing anything, so a bad ref changes nothing.
-        targets = {ref: await stack.enter_async_context(act.element(ref)) for ref in params.fields}
-        await act.ready()
-        for ref, target in targets.items():
-            if not await target.evaluate(MAY_BE_SECRET):
-                call.reveal("fields", ref)
-            await target.fill(params.fields[ref], timeout=call.remaining_ms())
-        act.detail["filled"] = list(params.fields)
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with contextlib.AsyncExitStack() as stack:
+                # Resolve every target before typing anything, so a bad one changes nothing.
+                aims = {
+                    ref: await stack.enter_async_context(act.target(ref)) for ref in params.fields
+                }
+                await act.ready()
+                reformatted: dict[str, Any] = {}
+                for ref, aim in aims.items():
+                    secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
+                    if not secret:
+                        call.reveal("fields", ref)
+                    text = params.fields[ref]
+
+                    async def put(ms: float, aim: Aim = aim, text: str = text) -> None:
+                        await aim.handle.fill(text, timeout=ms)
+
+                    await act.actionable(aim, put, editable=True)
+                    found = check_value(aim.what, text, await field_value(aim.handle), secret)
+                    if found:
+                        reformatted[ref] = found["reformatted"]
+                act.detail["filled"] = list(params.fields)
+                if reformatted:
+                    act.detail["reformatted"] = reformatted
+
+        await act.run(body)
     return await act.result("fill", None)
+
+
+# ---------------------------------------------------------------------- keys
 
 
 class PressParams(ActParams):
     key: str = positional("key or combination, e.g. Enter, Control+a, ArrowDown")
-    ref: str | None = Field(None, description="focus this element first")
+    ref: str | None = Field(None, description="focus this element (ref or locator) first")
 
 
-@command("press")
+@command("press", acts=True)
 async def press(call: Call, params: PressParams) -> ActionResult:
     """Press a key or key combination, on an element or the focused one."""
     try:
         async with Act(call, params) as act:
-            if params.ref:
-                async with act.element(params.ref) as target:
+
+            async def body() -> None:
+                if params.ref is None:
                     await act.ready()
-                    await target.press(params.key, timeout=call.remaining_ms())
-            else:
-                await act.ready()
-                await act.tab.page.keyboard.press(params.key)
+                    await act.tab.page.keyboard.press(params.key)
+                    return
+                async with act.target(params.ref) as aim:
+                    await act.ready(aim)
+                    await aim.handle.press(params.key, timeout=call.remaining_ms())
+
+            await act.run(body)
             act.detail["key"] = params.key
     except PlaywrightError as exc:
         if "Unknown key" in str(exc):
@@ -151,6 +280,9 @@ async def press(call: Call, params: PressParams) -> ActionResult:
             ) from exc
         raise
     return await act.result("press", params.ref)
+
+
+# ---------------------------------------------------------------------- choices
 
 
 class SelectParams(RefParams):
@@ -167,54 +299,139 @@ SELECT_CHECK = """(e, wanted) => {
     labels: opts.map(o => o[1]),
   };
 }"""
+OPTION_POLL_S = 0.1
 
 
-@command("select")
-async def select(call: Call, params: SelectParams) -> ActionResult:
-    """Select option(s) in a <select> by value or label."""
-
-    async def do(target: ElementHandle) -> dict[str, Any]:
-        check = await target.evaluate(SELECT_CHECK, params.values)
-        if check and check["missing"]:
-            shown = ", ".join(repr(label) for label in check["labels"][:30])
-            raise SteadyhandError(
+async def _wait_for_options(act: Act, aim: Aim, wanted: list[str]) -> None:
+    """Wait (within the try) for every wanted option: options are often loaded late."""
+    deadline = time.monotonic() + act.try_ms / 1000
+    while True:
+        check = await aim.handle.evaluate(SELECT_CHECK, wanted)
+        if not check or not check["missing"]:
+            return
+        if time.monotonic() >= deadline:
+            shown = ", ".join(repr(label) for label in check["labels"][:30]) or "none yet"
+            raise Retryable(
                 ErrorCode.BAD_REQUEST,
-                f"no option {', '.join(map(repr, check['missing']))} in {params.ref}",
+                f"no option {', '.join(map(repr, check['missing']))} in {aim.what}",
                 f"options (by label): {shown}",
             )
-        selected = await target.select_option(params.values, timeout=call.remaining_ms())
-        return {"selected": selected}
-
-    return await act_on_ref(call, params, "select", do)
+        await asyncio.sleep(OPTION_POLL_S)
 
 
-@command("check")
+@command("select", acts=True)
+async def select(call: Call, params: SelectParams) -> ActionResult:
+    """Select option(s) of a <select> by value or label (waits for late options); verified."""
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                await _wait_for_options(act, aim, params.values)
+
+                async def choose(ms: float) -> None:
+                    await aim.handle.select_option(params.values, timeout=ms)
+
+                await act.actionable(aim, choose)
+                selected = await aim.handle.evaluate(SELECTED_JS)
+                act.detail["selected"] = check_selected(aim.what, params.values, selected)
+
+        await act.run(body)
+    return await act.result("select", params.ref)
+
+
+async def _set_checked(call: Call, params: RefParams, wanted: bool) -> ActionResult:
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                handle = aim.handle
+
+                async def toggle(ms: float) -> None:
+                    await (handle.check if wanted else handle.uncheck)(timeout=ms)
+
+                try:
+                    await act.actionable(aim, toggle)
+                except PlaywrightError as exc:
+                    if "did not change its state" not in str(exc):
+                        raise
+                check_checked(aim.what, wanted, await handle.evaluate(CHECKED_JS))
+                act.detail["checked"] = wanted
+
+        await act.run(body)
+    return await act.result("check" if wanted else "uncheck", params.ref)
+
+
+@command("check", acts=True)
 async def check(call: Call, params: RefParams) -> ActionResult:
-    """Check a checkbox or radio button by ref."""
-
-    async def do(target: ElementHandle) -> dict[str, Any]:
-        await target.check(timeout=call.remaining_ms())
-        return {"checked": True}
-
-    return await act_on_ref(call, params, "check", do)
+    """Check a checkbox or radio button; verified."""
+    return await _set_checked(call, params, True)
 
 
-@command("uncheck")
+@command("uncheck", acts=True)
 async def uncheck(call: Call, params: RefParams) -> ActionResult:
-    """Uncheck a checkbox by ref."""
-
-    async def do(target: ElementHandle) -> dict[str, Any]:
-        await target.uncheck(timeout=call.remaining_ms())
-        return {"checked": False}
-
-    return await act_on_ref(call, params, "uncheck", do)
+    """Uncheck a checkbox; verified."""
+    return await _set_checked(call, params, False)
 
 
-@command("hover")
+# ---------------------------------------------------------------------- pointer
+
+
+@command("hover", acts=True)
 async def hover(call: Call, params: RefParams) -> ActionResult:
-    """Move the mouse over an element by ref."""
+    """Move the mouse over an element; verified (the element is hovered)."""
+    async with Act(call, params) as act:
 
-    async def do(target: ElementHandle) -> None:
-        await target.hover(timeout=call.remaining_ms())
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                await act.actionable(aim, lambda ms: aim.handle.hover(timeout=ms))
+                if not await aim.handle.evaluate(HOVERED_JS):
+                    raise Unverified(
+                        f"{aim.what} is not under the mouse after hovering it (it moved away)",
+                        "take a snapshot: the page may move or hide it on hover",
+                    )
 
-    return await act_on_ref(call, params, "hover", do)
+        await act.run(body)
+    return await act.result("hover", params.ref)
+
+
+class DragParams(ActParams):
+    source: str = positional("element to drag (ref or locator)")
+    target: str = positional("element to drop it on (ref or locator)")
+
+
+DRAG_STEPS = 12
+
+
+@command("drag", acts=True)
+async def drag(call: Call, params: DragParams) -> ActionResult:
+    """Drag one element onto another (mouse down, move, up; HTML5 drag and drop too)."""
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.source) as source, act.target(params.target) as goal:
+                await act.ready(source)
+                await act.actionable(source, lambda ms: source.handle.hover(trial=True, timeout=ms))
+                await act.actionable(goal, lambda ms: goal.handle.hover(trial=True, timeout=ms))
+                mouse = act.tab.page.mouse
+                await source.handle.hover(timeout=call.remaining_ms())
+                await mouse.down()
+                try:
+                    await goal.handle.scroll_into_view_if_needed(timeout=call.remaining_ms())
+                    box = await goal.handle.bounding_box()
+                    if box is None:
+                        raise Retryable(
+                            ErrorCode.NOT_ACTIONABLE,
+                            f"{goal.what} has no box to drop on (hidden)",
+                            "take a snapshot and drop on a visible element",
+                        )
+                    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+                    await mouse.move(x, y, steps=DRAG_STEPS)
+                finally:
+                    await mouse.up()
+                act.detail.update({"source": params.source, "target": params.target})
+
+        await act.run(body)
+    return await act.result("drag", params.source)

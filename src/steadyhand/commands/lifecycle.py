@@ -21,7 +21,7 @@ class DaemonStatus(Result):
     sessions: list[str]
 
 
-@command("daemon.status", touches_page=False, autostart=False)
+@command("daemon.status", touches_page=False, autostart=False, timeout="short")
 async def daemon_status(call: Call, params: Params) -> DaemonStatus:
     """Report the daemon's pid, uptime, browser and sessions."""
     rt = call.runtime
@@ -41,7 +41,7 @@ class Stopping(Result):
     stopping: bool
 
 
-@command("daemon.stop", touches_page=False, autostart=False)
+@command("daemon.stop", touches_page=False, autostart=False, timeout="long")
 async def daemon_stop(call: Call, params: Params) -> Stopping:
     """Stop the daemon: close every session and the browser, then exit."""
     call.runtime.stop_requested.set()
@@ -58,7 +58,7 @@ class SessionList(Result):
     sessions: list[SessionInfo]
 
 
-@command("sessions", touches_page=False)
+@command("sessions", touches_page=False, timeout="short")
 async def sessions(call: Call, params: Params) -> SessionList:
     """List live sessions and their tabs."""
     return SessionList(

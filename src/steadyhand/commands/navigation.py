@@ -34,7 +34,7 @@ async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
     return await navigation_result(tab, response)
 
 
-@command("open", creates_session=True)
+@command("open", creates_session=True, timeout="long")
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
@@ -49,7 +49,7 @@ class NavigateParams(TabParams):
     url: str = positional("URL to load in the tab")
 
 
-@command("navigate", creates_session=True)
+@command("navigate", creates_session=True, timeout="long")
 async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     """Load a URL in the current tab (opening a tab if the session has none)."""
     url = normalize_url(params.url)
@@ -66,19 +66,19 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
 
 
-@command("back")
+@command("back", timeout="long")
 async def back(call: Call, params: TabParams) -> NavigationResult:
     """Go back one page in the tab's history (navigated=false when there is none)."""
     return await history_step(call, await call.tab(params.tab), "back")
 
 
-@command("forward")
+@command("forward", timeout="long")
 async def forward(call: Call, params: TabParams) -> NavigationResult:
     """Go forward one page in the tab's history (navigated=false when there is none)."""
     return await history_step(call, await call.tab(params.tab), "forward")
 
 
-@command("reload")
+@command("reload", timeout="long")
 async def reload(call: Call, params: TabParams) -> NavigationResult:
     """Reload the tab's page."""
     tab = await call.tab(params.tab)

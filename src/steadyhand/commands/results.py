@@ -34,19 +34,43 @@ class NavigationResult(PageResult):
 
 
 class ActionResult(PageResult):
+    """What an act command did: verified, with everything it caused."""
+
+    ok: bool = True
     action: str
-    ref: str | None = None
+    ref: str | None = Field(None, description="the ref or locator acted on")
+    data: dict[str, Any] = Field(
+        default_factory=dict, description="what the action verified or read back"
+    )
+    retries: int = Field(0, description="tries after the first")
+    duration_ms: float = 0.0
+    artifacts: list[str] = Field(default_factory=list, description="files written")
     navigated: bool = Field(False, description="the action changed the tab's URL")
-    detail: dict[str, Any] = Field(default_factory=dict)
     reresolved: dict[str, str] = Field(
         default_factory=dict,
         description="refs the page had replaced, each with the ref of the element acted on",
     )
+    watchdog: list[dict[str, str]] = Field(
+        default_factory=list, description="interruptions dismissed before acting"
+    )
+    dialog: dict[str, Any] | None = Field(
+        None, description="a dialog open in the tab, waiting for `dialog accept|dismiss`"
+    )
+    dialogs_answered: list[dict[str, Any]] = Field(
+        default_factory=list, description="dialogs the `dialogs` setting answered"
+    )
+    popups: list[str] = Field(default_factory=list, description="tabs the action opened")
+    downloads: list[dict[str, Any]] = Field(
+        default_factory=list, description="files the action downloaded (saved paths)"
+    )
+    dom_changed: bool | None = Field(None, description="the action changed the page's DOM")
     changes: str | None = Field(None, description="what the action changed on the page")
 
 
 async def page_result(tab: Tab) -> dict[str, str]:
-    return {"tab": tab.id, "url": tab.page.url, "title": await tab.page.title()}
+    # An open dialog stops the page: its title cannot be read until it is answered.
+    title = await tab.page.title() if tab.events.pending is None else ""
+    return {"tab": tab.id, "url": tab.page.url, "title": title}
 
 
 async def navigation_result(
@@ -61,7 +85,7 @@ async def action_result(
 ) -> ActionResult:
     where = await page_result(tab)
     return ActionResult(
-        **where, action=action, ref=ref, navigated=where["url"] != url_before, detail=detail
+        **where, action=action, ref=ref, navigated=where["url"] != url_before, data=detail
     )
 
 

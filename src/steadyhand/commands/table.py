@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from steadyhand.call import Call
 
@@ -24,13 +24,20 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     session: str = Field("default", description="session to act in")
-    timeout_ms: int | None = Field(
+    timeout: str | None = Field(
         None,
-        ge=1,
-        le=600_000,
-        description="deadline for the whole command, in milliseconds",
-        json_schema_extra={"flag": "timeout"},
+        description="deadline for the whole command: short, medium, long (settings "
+        "timeout_*_ms), or milliseconds",
+        pattern=r"^(short|medium|long|[0-9]+(\.[0-9]+)?(ms|s)?)$",
     )
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _timeout_text(cls, value: object) -> object:
+        # JSON callers may send milliseconds as a number.
+        return (
+            str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+        )
 
 
 class TabParams(Params):
@@ -57,13 +64,21 @@ class Command:
     creates_session: bool  # may start the session it names
     autostart: bool  # calling it from the CLI starts the daemon when none runs
     sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
+    timeout: str  # the deadline tier when the caller gives no --timeout
+    acts: bool  # acts on the page: a failure leaves a screenshot as evidence
 
 
 COMMANDS: dict[str, Command] = {}
 
 
 def command(
-    name: str, *, touches_page: bool = True, creates_session: bool = False, autostart: bool = True
+    name: str,
+    *,
+    touches_page: bool = True,
+    creates_session: bool = False,
+    autostart: bool = True,
+    timeout: str = "medium",
+    acts: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -83,6 +98,8 @@ def command(
             creates_session=creates_session,
             autostart=autostart,
             sensitive=sensitive_fields(params),
+            timeout=timeout,
+            acts=acts,
         )
         return handler
 

@@ -20,7 +20,7 @@ class TabList(Result):
     tabs: list[TabInfo]
 
 
-@command("tabs", touches_page=False)
+@command("tabs", touches_page=False, timeout="short")
 async def tabs(call: Call, params: Params) -> TabList:
     """List the session's tabs; the current one is marked."""
     return TabList(tabs=await tab_infos(await call.session()))
@@ -30,7 +30,7 @@ class TabNewParams(Params):
     url: str | None = positional("URL to open in the new tab", None)
 
 
-@command("tab.new", creates_session=True)
+@command("tab.new", creates_session=True, timeout="long")
 async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
     """Open a new tab (blank, or at a URL) and make it current."""
     url = normalize_url(params.url) if params.url else None
@@ -61,7 +61,7 @@ class TabCloseParams(Params):
 @command("tab.close")
 async def tab_close(call: Call, params: TabCloseParams) -> TabList:
     """Close a tab; the most recent remaining tab becomes current."""
-    tab = await call.tab(params.tab)
+    tab = await call.tab(params.tab, dialog_ok=True)
     session = await call.session()
     await tab.page.close()
     session.forget(tab.id)

@@ -119,7 +119,12 @@ class Engine:
                     "height": self.settings.viewport_height,
                 }
             )
-            session = Session(name, context)
+            session = Session(
+                name,
+                context,
+                downloads_dir=self.settings.downloads_root / name,
+                dialog_policy=self.settings.dialogs,
+            )
             self._sessions[name] = session
             self._lost.discard(name)
             return session

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from playwright.async_api import BrowserContext, Page
 
+from steadyhand.engine.page_events import PageEvents
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.refs import RefRegistry
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 class Tab:
     id: str
     page: Page
+    events: PageEvents
     refs: RefRegistry = field(default_factory=RefRegistry)
     snapshot_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # What the agent last saw of this tab: the base of `snapshot --diff` and `--changes`.
@@ -49,9 +52,17 @@ class Tab:
 class Session:
     """An isolated context (own cookies, storage, cache) and its tabs."""
 
-    def __init__(self, name: str, context: BrowserContext) -> None:
+    def __init__(
+        self,
+        name: str,
+        context: BrowserContext,
+        downloads_dir: Path | None = None,
+        dialog_policy: str = "report",
+    ) -> None:
         self.name = name
         self.context = context
+        self.downloads_dir = downloads_dir or Path("downloads") / name
+        self.dialog_policy = dialog_policy
         self.created_at = time.time()
         self.tabs: dict[str, Tab] = {}
         self._next_tab = 1
@@ -66,7 +77,9 @@ class Session:
         for tab in self.tabs.values():
             if tab.page is page:
                 return tab
-        tab = Tab(id=f"t{self._next_tab}", page=page)
+        events = PageEvents(page, self.downloads_dir, self.dialog_policy)
+        events.attach()
+        tab = Tab(id=f"t{self._next_tab}", page=page, events=events)
         self._next_tab += 1
         self.tabs[tab.id] = tab
         page.on("close", lambda _page: self.forget(tab.id))

@@ -107,7 +107,7 @@ def _global_options(parser: argparse.ArgumentParser, options: list[Spec], defaul
             dest=option["name"],
             type=int if option["type"] == "int" else str,
             default=default,
-            metavar="MS" if option["name"] == "timeout_ms" else option["name"].upper(),
+            metavar="TIER|MS" if option["name"] == "timeout" else option["name"].upper(),
             help=option["help"],
         )
     parser.add_argument(

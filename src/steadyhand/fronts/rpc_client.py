@@ -30,7 +30,8 @@ def call(
 ) -> Any:
     """Run one command in the daemon and return its result; raise SteadyhandError."""
     params = dict(params or {})
-    deadline_s = (params.get("timeout_ms") or settings.command_timeout_ms) / 1000
+    # The daemon enforces the command's own deadline; the socket waits at least that long.
+    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
     try:
         return request(settings, method, params, deadline_s + REPLY_GRACE_S)
     except SteadyhandError as exc:

@@ -37,6 +37,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX action_log_session ON action_log (session, id);
     """,
+    # The action engine: each row keeps the whole result (or error with its data).
+    """
+    ALTER TABLE action_log ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE action_log ADD COLUMN artifacts_json TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE action_log ADD COLUMN result_json TEXT;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -53,6 +59,9 @@ class ActionRow:
     error_code: str | None
     error_message: str | None
     duration_ms: float
+    retries: int = 0
+    artifacts: tuple[str, ...] = ()
+    result: dict[str, Any] | None = None  # the result, or the error with its data
 
 
 class Store:
@@ -124,11 +133,15 @@ class Store:
         error_code: str | None,
         error_message: str | None,
         duration_ms: float,
+        retries: int = 0,
+        artifacts: list[str] | None = None,
+        result: dict[str, Any] | None = None,
     ) -> int:
         with self._lock:
             cursor = self._db.execute(
                 "INSERT INTO action_log (ts, session, tab, command, params_json, ok, error_code,"
-                " error_message, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " error_message, duration_ms, retries, artifacts_json, result_json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     time.time(),
                     session,
@@ -139,13 +152,19 @@ class Store:
                     error_code,
                     error_message,
                     duration_ms,
+                    retries,
+                    json.dumps(artifacts or []),
+                    None if result is None else json.dumps(result, sort_keys=True, default=str),
                 ),
             )
             return int(cursor.lastrowid or 0)
 
     def actions(self, session: str | None = None, limit: int = 1000) -> list[ActionRow]:
         """The action log, oldest first, optionally for one session."""
-        query = "SELECT * FROM action_log"
+        query = (
+            "SELECT id, ts, session, tab, command, params_json, ok, error_code, error_message,"
+            " duration_ms, retries, artifacts_json, result_json FROM action_log"
+        )
         args: tuple[Any, ...] = ()
         if session is not None:
             query += " WHERE session = ?"
@@ -165,6 +184,9 @@ class Store:
                 error_code=r[7],
                 error_message=r[8],
                 duration_ms=r[9],
+                retries=r[10],
+                artifacts=tuple(json.loads(r[11])),
+                result=None if r[12] is None else json.loads(r[12]),
             )
             for r in reversed(rows)
         ]

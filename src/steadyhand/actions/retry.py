@@ -1,0 +1,58 @@
+"""Which failures are worth another try, and how long to wait before it.
+
+Retried (up to `act_retries` more tries, inside the command's deadline): the element was
+detached or replaced (its ref is re-resolved before the next try), it was covered, hidden
+or disabled for the whole of one try's share of the deadline, a navigation raced the
+action, a locator matched nothing yet, or a postcondition failed once. Never retried: bad
+input, policy, stale or ambiguous refs, a second failed verification, and anything that
+may already have acted (a click that timed out after its checks passed).
+"""
+
+from __future__ import annotations
+
+import random
+
+from playwright.async_api import Error as PlaywrightError
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+BASE_BACKOFF_S = 0.1
+MAX_BACKOFF_S = 2.0
+JITTER_S = (0.1, 0.5)
+MIN_TRY_MS = 1_000.0  # a try gets at least this much of the deadline (when it is left)
+
+
+class Retryable(SteadyhandError):
+    """A failure another try may not meet; raised as itself when the tries run out."""
+
+
+def backoff_s(tries_done: int, rng: random.Random | None = None) -> float:
+    """Exponential backoff (0.1, 0.2, 0.4 ... s, capped) plus 100-500 ms of jitter."""
+    jitter: float = (rng or random.Random()).uniform(*JITTER_S)
+    exponential: float = BASE_BACKOFF_S * 2.0 ** max(0, tries_done - 1)
+    return min(MAX_BACKOFF_S, exponential) + jitter
+
+
+def try_budget_ms(remaining_ms: float, tries_left: int) -> float:
+    """This try's share of the time left: an equal part, at least MIN_TRY_MS."""
+    share = remaining_ms / max(1, tries_left)
+    return min(remaining_ms, max(MIN_TRY_MS, share))
+
+
+def classify(exc: PlaywrightError) -> Retryable | None:
+    """The retryable reading of a Playwright error raised before the action took effect."""
+    text = str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if "not attached to the DOM" in text or "Element is detached" in text:
+        return Retryable(
+            ErrorCode.STALE_REF,
+            "the element was removed or replaced while the action waited for it",
+            "take a new snapshot and use a ref from it",
+        )
+    if "Execution context was destroyed" in text or "navigat" in first.lower():
+        return Retryable(
+            ErrorCode.NAVIGATION_FAILED,
+            f"the page navigated while the action ran: {first}",
+            "wait for the page to settle (`wait --load load`), then take a new snapshot",
+        )
+    return None

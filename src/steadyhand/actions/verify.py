@@ -1,0 +1,117 @@
+"""Postconditions: did the action do what it was asked to do?
+
+Each check reads the element after the action and either returns what it found (for the
+result) or raises `Unverified`, which the action loop retries once and then reports as
+`verification_failed`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.async_api import ElementHandle
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+# The value a person sees in the field Playwright typed into (the element, or its label's
+# control), and whether it may hold a secret.
+VALUE_JS = """e => {
+  let t = e;
+  const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
+    || x instanceof HTMLSelectElement || x.isContentEditable;
+  if (!editable(t)) t = t.closest('label')?.control ?? t;
+  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) return t.value;
+  if (t.isContentEditable) return t.innerText.replace(/\\n$/, '');
+  return null;
+}"""
+
+SELECTED_JS = """e => {
+  const s = e instanceof HTMLSelectElement ? e : e.closest('label')?.control;
+  if (!(s instanceof HTMLSelectElement)) return null;
+  return Array.from(s.selectedOptions, o => [o.value, o.label]);
+}"""
+
+CHECKED_JS = """e => {
+  const t = (e instanceof HTMLLabelElement && e.control) || e;
+  if (t instanceof HTMLInputElement && (t.type === 'checkbox' || t.type === 'radio'))
+    return t.checked;
+  const aria = t.getAttribute('aria-checked') ?? t.getAttribute('aria-pressed');
+  return aria === null ? null : aria === 'true';
+}"""
+
+FILES_JS = """e => {
+  const t = (e instanceof HTMLLabelElement && e.control) || e;
+  return t instanceof HTMLInputElement && t.type === 'file' ? Array.from(t.files, f => f.name)
+    : null;
+}"""
+
+HOVERED_JS = "e => e.matches(':hover')"
+
+
+class Unverified(SteadyhandError):
+    """The action ran but its effect is not there (retried once, then reported)."""
+
+    def __init__(self, message: str, hint: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(ErrorCode.VERIFICATION_FAILED, message, hint, data)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+async def field_value(handle: ElementHandle) -> str | None:
+    value = await handle.evaluate(VALUE_JS)
+    return None if value is None else str(value)
+
+
+def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict[str, Any]:
+    """The field holds `wanted`, or the site reformatted it (same letters and digits).
+
+    Returns what the result should say; raises Unverified when the field rejected it.
+    Values of secret fields are never echoed, only their lengths.
+    """
+    if value is None or value == wanted:
+        return {}
+
+    def show(text: str) -> str:
+        if secret:
+            return f"{len(text)} characters"
+        return repr(text if len(text) <= 80 else text[:77] + "...")
+
+    if _squash(value) == _squash(wanted):
+        return {"reformatted": {"typed": show(wanted), "value": show(value)}}
+    raise Unverified(
+        f"{what} holds {show(value)} after typing {show(wanted)}: the page rejected or "
+        "changed the input",
+        "read the field's rules (format, length, allowed characters) in a snapshot and type "
+        "a value it accepts",
+        {"typed": show(wanted), "value": show(value)},
+    )
+
+
+def check_selected(what: str, wanted: list[str], selected: list[list[str]] | None) -> list[str]:
+    """Every wanted option (by value or label) is selected; the selected labels."""
+    if selected is None:
+        return []
+    missing = [w for w in wanted if not any(w in pair for pair in selected)]
+    if missing:
+        now = ", ".join(repr(label) for _value, label in selected) or "nothing"
+        raise Unverified(
+            f"{what}: {', '.join(map(repr, missing))} is not selected after selecting it "
+            f"(selected now: {now}); the page changed it back",
+            "take a snapshot: the page may allow only some combinations",
+            {"selected": [label for _value, label in selected]},
+        )
+    return [label for _value, label in selected]
+
+
+def check_checked(what: str, wanted: bool, checked: bool | None) -> None:
+    if checked is not None and checked != wanted:
+        state = "checked" if checked else "unchecked"
+        raise Unverified(
+            f"{what} is still {state}: the page undid the click",
+            "the page may refuse this state (a required choice, a disabled option); take a "
+            "snapshot to see why",
+            {"checked": checked},
+        )

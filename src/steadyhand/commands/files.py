@@ -1,0 +1,101 @@
+"""Files in and out of the page: upload into a file input, download by clicking."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from steadyhand.actions.verify import FILES_JS, Unverified
+from steadyhand.call import Call
+from steadyhand.commands.act import Act
+from steadyhand.commands.acting import TARGET_HELP, ActParams
+from steadyhand.commands.results import ActionResult
+from steadyhand.commands.table import command, positional
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+
+class UploadParams(ActParams):
+    ref: str = positional(TARGET_HELP)
+    files: list[str] = positional("files to upload (from an allowed directory)")
+
+
+def allowed_files(paths: list[str], roots: list[Path]) -> list[Path]:
+    """The files, resolved, if each lies inside one of `roots`; `policy_denied` else."""
+    real_roots = [Path(os.path.realpath(r)) for r in roots]
+    found = []
+    for given in paths:
+        path = Path(os.path.realpath(Path(given).expanduser()))
+        if not any(path.is_relative_to(root) for root in real_roots):
+            shown = os.pathsep.join(str(r) for r in real_roots)
+            raise SteadyhandError(
+                ErrorCode.POLICY_DENIED,
+                f"{given} is outside the directories uploads may come from ({shown})",
+                "copy the file there, or add its directory to the `upload_dirs` setting "
+                "(STEADYHAND_UPLOAD_DIRS)",
+            )
+        if not path.is_file():
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST, f"{given} is not a file", "give paths of existing files"
+            )
+        found.append(path)
+    return found
+
+
+@command("upload", acts=True)
+async def upload(call: Call, params: UploadParams) -> ActionResult:
+    """Put files into a file input (files only from the `upload_dirs` setting); verified."""
+    if not params.files:
+        raise SteadyhandError(ErrorCode.BAD_REQUEST, "upload needs a file", "give file paths")
+    files = allowed_files(params.files, call.runtime.settings.upload_roots)
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                await aim.handle.set_input_files(files, timeout=call.remaining_ms())
+                names = await aim.handle.evaluate(FILES_JS)
+                wanted = [f.name for f in files]
+                if names is not None and names != wanted:
+                    raise Unverified(
+                        f"{aim.what} holds {names} after uploading {wanted}",
+                        "the page cleared or refused the files: check its rules (type, size)",
+                    )
+                act.detail["files"] = wanted
+
+        await act.run(body)
+    return await act.result("upload", params.ref)
+
+
+class DownloadParams(ActParams):
+    ref: str = positional(TARGET_HELP)
+
+
+@command("download", acts=True, timeout="long")
+async def download(call: Call, params: DownloadParams) -> ActionResult:
+    """Click an element that downloads a file; the file is saved and its path reported."""
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                await act.actionable(aim, lambda ms: aim.handle.click(trial=True, timeout=ms))
+                await aim.handle.click(timeout=call.remaining_ms())
+
+        await act.run(body)
+    done = await act.result("download", params.ref)
+    if not done.downloads and done.dialog is None:
+        raise SteadyhandError(
+            ErrorCode.VERIFICATION_FAILED,
+            f"clicking {params.ref} started no download",
+            "take a snapshot: the link may open a page instead (use click), or need a choice first",
+            {"result": done.model_dump(mode="json", exclude={"changes"})},
+        )
+    failed = [d for d in done.downloads if "path" not in d]
+    if failed:
+        raise SteadyhandError(
+            ErrorCode.ACTION_FAILED,
+            f"the download did not complete: {failed[0].get('error', 'unknown error')}",
+            "try again; check the server and the `downloads_dir` setting",
+            {"downloads": done.downloads},
+        )
+    return done

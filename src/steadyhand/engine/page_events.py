@@ -1,0 +1,170 @@
+"""What a page does on its own during an action: dialogs, downloads, popups.
+
+A JavaScript dialog stops the page until it is answered. Under the "report" policy it is
+held open and shown in every result until `dialog accept|dismiss` answers it; under
+"accept"/"dismiss" it is answered at once and the answer is reported. Downloads are saved
+to the session's download folder as they finish; popups become tabs of the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Dialog, Download, Page
+from playwright.async_api import Error as PlaywrightError
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+MAX_KEPT = 200  # answered dialogs and downloads remembered per tab
+
+
+@dataclass
+class Mark:
+    """Counters at the start of an action: what happened since is the action's doing."""
+
+    answered: int
+    downloads: int
+    popups: int
+
+
+@dataclass
+class PageEvents:
+    page: Page
+    downloads_dir: Path
+    dialog_policy: str  # report | accept | dismiss
+    pending: Dialog | None = None
+    opened_at: float = 0.0
+    answered: list[dict[str, Any]] = field(default_factory=list)
+    saved: list[asyncio.Task[dict[str, Any]]] = field(default_factory=list)
+    popups: list[Page] = field(default_factory=list)
+    # Actions stopped by a dialog: they finish once it is answered.
+    parked: set[asyncio.Task[Any]] = field(default_factory=set)
+    dialog_opened: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def attach(self) -> None:
+        self.page.on("dialog", self._on_dialog)
+        self.page.on("download", self._on_download)
+        self.page.on("popup", self.popups.append)
+
+    # ------------------------------------------------------------------ dialogs
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        if self.dialog_policy == "report":
+            self.pending = dialog
+            self.opened_at = time.time()
+            self.dialog_opened.set()
+            return
+        accept = self.dialog_policy == "accept"
+        with contextlib.suppress(PlaywrightError):
+            await (dialog.accept() if accept else dialog.dismiss())
+        self._remember(dialog, "accepted" if accept else "dismissed", by="policy")
+
+    def dialog_info(self) -> dict[str, Any] | None:
+        """The open dialog, as results show it; None when there is none."""
+        dialog = self.pending
+        if dialog is None:
+            return None
+        info: dict[str, Any] = {"type": dialog.type, "message": dialog.message, "open": True}
+        if dialog.type == "prompt":
+            info["default"] = dialog.default_value
+        return info
+
+    async def answer(self, accept: bool, text: str | None) -> dict[str, Any]:
+        dialog = self.pending
+        if dialog is None:
+            raise SteadyhandError(
+                ErrorCode.NOT_FOUND,
+                "no dialog is open in this tab",
+                "dialogs show in an action's result (`dialog`) while they wait for an answer",
+            )
+        if text is not None and dialog.type != "prompt":
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"the open dialog is a {dialog.type}, not a prompt: it takes no text",
+                "answer it with `dialog accept` or `dialog dismiss`",
+            )
+        self.pending = None
+        self.dialog_opened.clear()
+        with contextlib.suppress(PlaywrightError):  # the page may have closed it already
+            if accept:
+                await (dialog.accept(text) if text is not None else dialog.accept())
+            else:
+                await dialog.dismiss()
+        return self._remember(dialog, "accepted" if accept else "dismissed", by="agent")
+
+    def _remember(self, dialog: Dialog, answer: str, by: str) -> dict[str, Any]:
+        record = {"type": dialog.type, "message": dialog.message, "answer": answer, "by": by}
+        self.answered.append(record)
+        del self.answered[:-MAX_KEPT]
+        return record
+
+    def park(self, task: asyncio.Task[Any]) -> None:
+        """Keep an action the dialog stopped until it ends (its outcome is the dialog's)."""
+        self.parked.add(task)
+        task.add_done_callback(self._unpark)
+
+    def _unpark(self, task: asyncio.Task[Any]) -> None:
+        self.parked.discard(task)
+        if not task.cancelled():
+            task.exception()  # seen: the result already told the agent about the dialog
+
+    # ------------------------------------------------------------------ downloads
+
+    def _on_download(self, download: Download) -> None:
+        self.saved.append(asyncio.ensure_future(self._save(download)))
+        del self.saved[:-MAX_KEPT]
+
+    async def _save(self, download: Download) -> dict[str, Any]:
+        record: dict[str, Any] = {"filename": download.suggested_filename, "url": download.url}
+        try:
+            self.downloads_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = _unique(self.downloads_dir / _safe_name(download.suggested_filename))
+            await download.save_as(path)
+            os.chmod(path, 0o600)
+            record |= {"path": str(path), "bytes": path.stat().st_size}
+        except (PlaywrightError, OSError) as exc:
+            record["error"] = str(exc).splitlines()[0]
+        return record
+
+    # ------------------------------------------------------------------ marks
+
+    def mark(self) -> Mark:
+        return Mark(len(self.answered), len(self.saved), len(self.popups))
+
+    def answered_since(self, mark: Mark) -> list[dict[str, Any]]:
+        return self.answered[mark.answered :]
+
+    def popups_since(self, mark: Mark) -> list[Page]:
+        return self.popups[mark.popups :]
+
+    async def downloads_since(self, mark: Mark, timeout_s: float) -> list[dict[str, Any]]:
+        """Downloads the action started, once saved (or as far as they got in time)."""
+        tasks = self.saved[mark.downloads :]
+        if not tasks:
+            return []
+        done, _ = await asyncio.wait(tasks, timeout=max(0.1, timeout_s))
+        return [
+            t.result() if t in done else {"error": "still downloading when the command ended"}
+            for t in tasks
+        ]
+
+
+def _safe_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "._- " else "_" for c in name).strip(" .")
+    return cleaned[:150] or "download"
+
+
+def _unique(path: Path) -> Path:
+    if not path.exists():
+        return path
+    for n in range(2, 10_000):
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise OSError(f"too many files named like {path.name}")
