@@ -174,7 +174,7 @@ async def _explain(
     """Add what the command did before failing, and for an act, a screenshot of the tab."""
     if call is None:
         return
-    error.data = {**call.outcome, **error.data}
+    error.data = {**{k: v for k, v in call.outcome.items() if v}, **error.data}
     error.data["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
     tab = call.tab_used
     if command.acts and tab is not None and runtime.settings.failure_screenshots:

@@ -60,7 +60,7 @@ def test_fill_pairs_and_relative_screenshot_path(daemon: Daemon, site: str, tmp_
     page = daemon.cli("snapshot", "--session", "pairs", "--json").json["result"]["snapshot"]
     name = find_ref(page, "textbox", "Name")
     filled = daemon.cli("fill", f"{name}=Ann = Lee", "--session", "pairs", "--json")
-    assert filled.rc == 0 and filled.json["result"]["detail"]["filled"] == [name]
+    assert filled.rc == 0 and filled.json["result"]["data"]["filled"] == [name]
     after = daemon.cli("snapshot", "--session", "pairs").out
     assert f"[ref={name}]: Ann = Lee" in after
     shot = daemon.cli("screenshot", "--path", "s.png", "--session", "pairs", cwd=tmp_path)

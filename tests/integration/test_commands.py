@@ -36,11 +36,11 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
     chosen = daemon.call(
         "select", session=s, ref=find_ref(page, "combobox", "Size"), values=["Large"]
     )
-    assert chosen["detail"]["selected"] == ["l"]
+    assert chosen["data"]["selected"] == ["l"]
     many = daemon.call(
         "select", session=s, ref=find_ref(page, "listbox", "Toppings"), values=["Cheese", "Basil"]
     )
-    assert many["detail"]["selected"] == ["Cheese", "Basil"]
+    assert many["data"]["selected"] == ["Cheese", "Basil"]
     daemon.call("check", session=s, ref=find_ref(page, "checkbox", "Gift wrap"))
     daemon.call("uncheck", session=s, ref=find_ref(page, "checkbox", "Newsletter"))
     daemon.call("click", session=s, ref=find_ref(page, "button", "Place order"))

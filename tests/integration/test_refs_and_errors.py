@@ -6,6 +6,7 @@ import json
 import socket
 import sqlite3
 import threading
+from pathlib import Path
 import time
 
 import pytest
@@ -68,7 +69,9 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     assert err.code == "stale_ref"
     assert 'button "Alpha"' in err.message and why in err.message, err.message
     assert "snapshot" in err.hint
-    assert err.data == {"ref": alpha, "tab": "t1"}
+    assert (err.data["ref"], err.data["tab"]) == (alpha, "t1")
+    (shot,) = err.data["artifacts"]  # evidence: the page as the refused action found it
+    assert Path(shot).read_bytes().startswith(b"\x89PNG") and Path(shot).stat().st_mode & 0o777 == 0o600
     assert "clicks: 0" in daemon.snapshot(s), "the stale click reached no element"
 
 
@@ -289,24 +292,27 @@ def test_an_element_replaced_mid_action_is_stale_never_a_long_wait(
 ) -> None:
     s = "churn"
     daemon.call("open", session=s, url=f"{site}/churn.html")
-    outcomes = []
+    outcomes, churned = [], 0
     for _ in range(15):
         ref = find_ref(daemon.snapshot(s), "button", "Moving target")
         try:
-            daemon.call("click", session=s, ref=ref, timeout=PATIENT_MS)
+            done = daemon.call("click", session=s, ref=ref, timeout=PATIENT_MS)
             outcomes.append("ok")
+            churned += bool(done["retries"] or done["reresolved"])
         except SteadyhandError as exc:
             outcomes.append(exc.code)
+            churned += 1
     # A timeout here would mean waiting out a 60 s deadline for an element that is gone.
     assert set(outcomes) <= {"ok", "stale_ref"}, outcomes
-    assert "stale_ref" in outcomes, "the page re-renders faster than a snapshot-then-click"
+    assert churned, "the page re-renders faster than a snapshot-then-click: tries must show it"
 
 
 def test_select_of_a_missing_option_is_refused_with_the_choices(daemon: Daemon, site: str) -> None:
     s = "no-option"
     daemon.call("open", session=s, url=f"{site}/form.html")
     size = find_ref(daemon.snapshot(s), "combobox", "Size")
-    err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout=PATIENT_MS)
+    # Options may load late, so a missing one is waited for, within the deadline.
+    err = daemon.fail("select", session=s, ref=size, values=["Huge"], timeout="2s")
     assert err.code == "bad_request" and "'Huge'" in err.message
     assert "'Small', 'Medium', 'Large'" in err.hint
 

@@ -90,8 +90,10 @@ def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict
     )
 
 
-def check_selected(what: str, wanted: list[str], selected: list[list[str]] | None) -> list[str]:
-    """Every wanted option (by value or label) is selected; the selected labels."""
+def check_selected(
+    what: str, wanted: list[str], selected: list[list[str]] | None
+) -> list[list[str]]:
+    """Every wanted option (by value or label) is selected; the selected [value, label]s."""
     if selected is None:
         return []
     missing = [w for w in wanted if not any(w in pair for pair in selected)]
@@ -103,7 +105,7 @@ def check_selected(what: str, wanted: list[str], selected: list[list[str]] | Non
             "take a snapshot: the page may allow only some combinations",
             {"selected": [label for _value, label in selected]},
         )
-    return [label for _value, label in selected]
+    return selected
 
 
 def check_checked(what: str, wanted: bool, checked: bool | None) -> None:

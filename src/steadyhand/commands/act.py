@@ -73,6 +73,7 @@ COUNT_MUTATIONS_JS = """() => {
 READ_MUTATIONS_JS = "() => window.__steadyhandMutations ? window.__steadyhandMutations.n : null"
 LOAD_WAIT_MS = 5_000
 EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
+REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 EXPECT_POLL_S = 0.1
 
 
@@ -262,10 +263,7 @@ class Act:
         changes: str | None = None
         dom_changed: bool | None = None
         if not self.stopped_by_dialog:
-            await self._settle()
-            if self.changes:
-                changes = await self._changes()
-            dom_changed = await self._dom_changed()
+            changes, dom_changed = await self._aftermath()
         done = await action_result(self.tab, action, ref, self._url_before, **self.detail)
         done.changes = changes
         done.dom_changed = dom_changed
@@ -283,6 +281,31 @@ class Act:
         done.retries = self.retries
         done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
         return done
+
+    async def _aftermath(self) -> tuple[str | None, bool | None]:
+        """What the action changed, read within a bounded time.
+
+        The action is done; a page that stops answering afterwards (busy, hung) must not
+        turn it into a failure, so the reading gives up and says so.
+        """
+        budget_s = min(
+            REPORT_BUDGET_S, max(0.0, self.call.remaining_ms() - EVIDENCE_MARGIN_MS) / 1000
+        )
+
+        async def read() -> tuple[str | None, bool | None]:
+            await self._settle()
+            changes = await self._changes() if self.changes else None
+            return changes, await self._dom_changed()
+
+        try:
+            return await asyncio.wait_for(read(), budget_s)
+        except TimeoutError:
+            self.tab.acted_since_baseline = True
+            note = (
+                f"# the page did not answer within {budget_s:.1f} s after the action (busy or "
+                "hung): take a snapshot to see it"
+            )
+            return (note if self.changes else None), None
 
     async def _settle(self) -> None:
         tab = self.tab

@@ -334,7 +334,9 @@ async def select(call: Call, params: SelectParams) -> ActionResult:
 
                 await act.actionable(aim, choose)
                 selected = await aim.handle.evaluate(SELECTED_JS)
-                act.detail["selected"] = check_selected(aim.what, params.values, selected)
+                chosen = check_selected(aim.what, params.values, selected)
+                act.detail["selected"] = [value for value, _label in chosen]
+                act.detail["labels"] = [label for _value, label in chosen]
 
         await act.run(body)
     return await act.result("select", params.ref)

@@ -68,8 +68,9 @@ class ActionResult(PageResult):
 
 
 async def page_result(tab: Tab) -> dict[str, str]:
-    # An open dialog stops the page: its title cannot be read until it is answered.
-    title = await tab.page.title() if tab.events.pending is None else ""
+    # An open dialog stops the page: its title cannot be read until it is answered; a
+    # busy page answers late.
+    title = await title_or_busy(tab) if tab.events.pending is None else ""
     return {"tab": tab.id, "url": tab.page.url, "title": title}
 
 

@@ -50,7 +50,10 @@ class PageEvents:
     def attach(self) -> None:
         self.page.on("dialog", self._on_dialog)
         self.page.on("download", self._on_download)
-        self.page.on("popup", self.popups.append)
+        self.page.on("popup", self._on_popup)
+
+    def _on_popup(self, page: Page) -> None:
+        self.popups.append(page)
 
     # ------------------------------------------------------------------ dialogs
 
