@@ -6,8 +6,8 @@ import json
 import socket
 import sqlite3
 import threading
-from pathlib import Path
 import time
+from pathlib import Path
 
 import pytest
 
@@ -71,7 +71,10 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     assert "snapshot" in err.hint
     assert (err.data["ref"], err.data["tab"]) == (alpha, "t1")
     (shot,) = err.data["artifacts"]  # evidence: the page as the refused action found it
-    assert Path(shot).read_bytes().startswith(b"\x89PNG") and Path(shot).stat().st_mode & 0o777 == 0o600
+    assert (
+        Path(shot).read_bytes().startswith(b"\x89PNG")
+        and Path(shot).stat().st_mode & 0o777 == 0o600
+    )
     assert "clicks: 0" in daemon.snapshot(s), "the stale click reached no element"
 
 

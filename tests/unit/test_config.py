@@ -67,8 +67,15 @@ def test_bad_settings_are_clear_errors(tmp_path: Path, content: str, words: str)
 
 @pytest.mark.parametrize(
     ("value", "ms"),
-    [(None, 15_000), ("short", 5_000), ("LONG", 45_000), ("2500", 2500), (700, 700)]
-    + [("2.5s", 2500), ("40ms", 40)],
+    [
+        (None, 15_000),
+        ("short", 5_000),
+        ("LONG", 45_000),
+        ("2500", 2500),
+        (700, 700),
+        ("2.5s", 2500),
+        ("40ms", 40),
+    ],
 )
 def test_timeout_tiers_and_durations(value: int | str | None, ms: int) -> None:
     assert Settings().timeout_ms(value) == ms
@@ -78,7 +85,9 @@ def test_timeout_tiers_and_durations(value: int | str | None, ms: int) -> None:
 def test_bad_timeouts_are_refused_with_the_forms(value: str) -> None:
     with pytest.raises(SteadyhandError) as caught:
         Settings().timeout_ms(value)
-    assert caught.value.code == ErrorCode.BAD_REQUEST and "short, medium or long" in caught.value.hint
+    assert (
+        caught.value.code == ErrorCode.BAD_REQUEST and "short, medium or long" in caught.value.hint
+    )
 
 
 def test_dialog_policy_is_checked() -> None:

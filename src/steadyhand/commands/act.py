@@ -276,6 +276,8 @@ class Act:
         )
         if not self.stopped_by_dialog:
             await self._expectations(done)
+            if done.dom_changed is False and self._expects():
+                done.dom_changed = await self._dom_changed()  # the awaited effect came later
         done.reresolved = self.reresolved
         done.watchdog = self.watchdog
         done.retries = self.retries
@@ -351,15 +353,7 @@ class Act:
         A failure here is not retried: the action ran, and running it again could do it
         twice. The error carries the result so far.
         """
-        wanted = [
-            (name, value)
-            for name, value in (
-                ("url", self.params.expect_url),
-                ("text", self.params.expect_text),
-                ("ref_gone", self.params.expect_ref_gone),
-            )
-            if value
-        ]
+        wanted = self._expects()
         if not wanted:
             return
         unmet: list[str] = []
@@ -380,6 +374,14 @@ class Act:
                 "happened instead",
                 {"result": done.model_dump(mode="json", exclude={"changes"})},
             )
+
+    def _expects(self) -> list[tuple[str, str]]:
+        given = (
+            ("url", self.params.expect_url),
+            ("text", self.params.expect_text),
+            ("ref_gone", self.params.expect_ref_gone),
+        )
+        return [(name, value) for name, value in given if value]
 
     async def _holds(self, name: str, value: str) -> bool:
         page_ = self.tab.page

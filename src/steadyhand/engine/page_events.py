@@ -86,11 +86,13 @@ class PageEvents:
                 "no dialog is open in this tab",
                 "dialogs show in an action's result (`dialog`) while they wait for an answer",
             )
-        if text is not None and dialog.type != "prompt":
+        if text is not None and (dialog.type != "prompt" or not accept):
+            why = "dismissing sends no text" if accept is False else f"a {dialog.type} takes none"
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
-                f"the open dialog is a {dialog.type}, not a prompt: it takes no text",
-                "answer it with `dialog accept` or `dialog dismiss`",
+                f"--text goes with accepting a prompt; {why}",
+                "answer it with `dialog accept --text T` (a prompt), `dialog accept` or "
+                "`dialog dismiss`",
             )
         self.pending = None
         self.dialog_opened.clear()
