@@ -46,10 +46,6 @@ DESCRIBE_JS = """e => {
 }"""
 
 
-def is_locator(text: str) -> bool:
-    return any(part.strip().split("=", 1)[0] in PREFIXES for part in text.split("||"))
-
-
 @dataclass(frozen=True)
 class Alternative:
     text: str
