@@ -6,8 +6,10 @@ import asyncio
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from steadyhand.actions.watchdog_patterns import Pattern, load_patterns
 from steadyhand.config import Settings
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
@@ -25,6 +27,14 @@ class Runtime:
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
+    _watchdog_patterns: list[Pattern] | None = None
+
+    def watchdog_patterns(self) -> list[Pattern]:
+        """The watchdog's patterns: built-ins plus the `watchdog_patterns` file (read once)."""
+        if self._watchdog_patterns is None:
+            extra = self.settings.watchdog_patterns
+            self._watchdog_patterns = load_patterns(Path(extra).expanduser() if extra else None)
+        return self._watchdog_patterns
 
 
 @dataclass

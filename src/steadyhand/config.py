@@ -75,6 +75,8 @@ _KINDS = {
     "downloads_dir": "str",
     "dialogs": "str",
     "failure_screenshots": "bool",
+    "watchdog": "bool",
+    "watchdog_patterns": "str",
     "viewport_width": "int",
     "viewport_height": "int",
     "daemon_start_timeout_s": "float",
@@ -103,6 +105,10 @@ def _defaults() -> dict[str, Any]:
         # "accept" or "dismiss" answers them at once (and says so in the result).
         "dialogs": "report",
         "failure_screenshots": True,
+        # Before acting, dismiss known interruptions (consent banners, newsletter modals,
+        # chat widgets over the target); extra patterns from a JSON file.
+        "watchdog": True,
+        "watchdog_patterns": "",
         "viewport_width": 1280,
         "viewport_height": 800,
         "daemon_start_timeout_s": 20.0,
@@ -133,6 +139,8 @@ class Settings:
     downloads_dir: str
     dialogs: str
     failure_screenshots: bool
+    watchdog: bool
+    watchdog_patterns: str
     viewport_width: int
     viewport_height: int
     daemon_start_timeout_s: float

@@ -176,3 +176,38 @@ def test_drag_and_drop_between_columns(daemon: Daemon, site: str) -> None:
         expect_text="Card: Done",
     )
     assert done["ok"] and done["data"]["target"] == "css=#done"
+
+
+def test_cookie_banner_of_a_real_consent_library_is_dismissed(daemon: Daemon, site: str) -> None:
+    s = "consent"
+    daemon.call("open", session=s, url=f"{site}/consent.html")
+    checkout = find_ref(daemon.snapshot(s), "button", "Checkout")
+    done = daemon.call("click", session=s, ref=checkout)
+    (dismissed,) = done["watchdog"]
+    assert dismissed["kind"] == "cookie-consent" and dismissed["action"] == "clicked"
+    assert dismissed["name"] == "vanilla-cookieconsent"
+    page = daemon.snapshot(s)
+    assert "checked out" in page and "consent: necessary" in page, "the library recorded it"
+
+
+def test_watchdog_can_be_turned_off(daemon: Daemon, site: str) -> None:
+    s = "consent-off"
+    daemon.call("open", session=s, url=f"{site}/consent.html")
+    checkout = find_ref(daemon.snapshot(s), "button", "Checkout")
+    err = daemon.fail("click", session=s, ref=checkout, watchdog=False, timeout="3s")
+    assert err.code == "not_actionable" and "covered by" in err.message
+    assert "not checked out" in daemon.snapshot(s)
+
+
+def test_newsletter_modal_and_chat_widget_over_the_target(daemon: Daemon, site: str) -> None:
+    s = "modals"
+    daemon.call("open", session=s, url=f"{site}/newsletter.html")
+    done = daemon.call("click", session=s, ref='role=button[name="Buy"]')
+    assert "bought" in daemon.snapshot(s)
+    # The modal opens 300 ms after load: dismissed before the click or on a later try.
+    assert [w["kind"] for w in done["watchdog"]] in (["newsletter"], []), done["watchdog"]
+    daemon.call("open", session=s, url=f"{site}/chat.html")
+    page = daemon.snapshot(s)
+    send = find_ref(page, "button", "Send")
+    done = daemon.call("click", session=s, ref=send)
+    assert [(w["kind"], w["action"]) for w in done["watchdog"]] == [("chat-widget", "hidden")]

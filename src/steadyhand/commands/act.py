@@ -38,6 +38,7 @@ from steadyhand.actions.locators import resolve_locator
 from steadyhand.actions.resolve import element, resolve_entry
 from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
 from steadyhand.actions.verify import Unverified
+from steadyhand.actions.watchdog import sweep
 from steadyhand.call import Call
 from steadyhand.commands.results import ActionResult, action_result
 from steadyhand.engine.page_events import Mark
@@ -74,12 +75,14 @@ READ_MUTATIONS_JS = "() => window.__steadyhandMutations ? window.__steadyhandMut
 LOAD_WAIT_MS = 5_000
 EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
+WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
 
 
 class ActOptions(Protocol):
     tab: str | None
     changes: bool | None
+    watchdog: bool | None
     expect_url: str | None
     expect_text: str | None
     expect_ref_gone: str | None
@@ -102,6 +105,9 @@ class Act:
         self.watchdog: list[dict[str, str]] = call.outcome.setdefault("watchdog", [])
         self.changes = (
             params.changes if params.changes is not None else call.runtime.settings.act_changes
+        )
+        self.watching = (
+            params.watchdog if params.watchdog is not None else call.runtime.settings.watchdog
         )
         self.try_ms = 0.0
         self.stopped_by_dialog = False
@@ -245,6 +251,14 @@ class Act:
         must stay unknown.
         """
         self._ready = True
+        if self.watching:
+            cleared = await sweep(
+                self.tab.page,
+                self.call.runtime.watchdog_patterns(),
+                aim.handle if aim is not None else None,
+                timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
+            )
+            self.watchdog.extend(cleared)
         if self.changes and not self.tab.fresh_baseline():
             self.tab.seen(await take(self.tab, self.call.remaining_ms()))
         if not self._counting:

@@ -40,6 +40,9 @@ class ActParams(TabParams):
     changes: bool | None = Field(
         None, description="report what the action changed on the page (default: act_changes)"
     )
+    watchdog: bool | None = Field(
+        None, description="dismiss known banners and modals first (default: watchdog setting)"
+    )
     expect_url: str | None = Field(
         None, description="after acting, the URL must contain this (or match it, with *)"
     )
