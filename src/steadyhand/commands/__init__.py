@@ -5,8 +5,13 @@ Importing the package registers every command, in the order the CLI lists them.
 
 from steadyhand.commands import (  # noqa: F401  (imported to register their commands)
     acting,
+    evaluate,
+    extract,
     lifecycle,
     navigation,
+    page_actions,
+    page_logs,
+    pdf,
     screenshot,
     snapshots,
     tabs,
