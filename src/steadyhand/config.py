@@ -82,6 +82,7 @@ _KINDS = {
     "daemon_start_timeout_s": "float",
     "snapshot_max_chars": "int",
     "act_changes": "bool",
+    "allow_evaluate": "bool",
 }
 
 
@@ -116,6 +117,8 @@ def _defaults() -> dict[str, Any]:
         "snapshot_max_chars": 40_000,
         # Act commands return the changes their action made unless told --no-changes.
         "act_changes": True,
+        # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
+        "allow_evaluate": True,
     }
 
 
@@ -146,6 +149,7 @@ class Settings:
     daemon_start_timeout_s: float
     snapshot_max_chars: int
     act_changes: bool
+    allow_evaluate: bool
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)

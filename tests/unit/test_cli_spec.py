@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from typing import Any
 
 import pytest
 
@@ -16,13 +17,20 @@ def test_committed_spec_matches_the_command_table() -> None:
     )
 
 
+def sample_value(param: dict[str, Any]) -> str:
+    """A value argparse accepts for a required positional."""
+    if param["choices"]:
+        return str(param["choices"][0])
+    return {"int": "100", "float": "1.5", "map": "e1=x"}.get(param["type"], "e1")
+
+
 def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
     spec = cli.load_spec()
     parser = cli.build_parser(spec, spec["commands"])
     for name, command in COMMANDS.items():
         assert command.doc and not command.doc.endswith(" "), name
         required = [
-            p["choices"][0] if p["choices"] else "e1" if p["type"] in ("str", "list") else "e1=x"
+            sample_value(p)
             for p in cli_spec.command_spec(command)["params"]
             if p["positional"] and p["required"]
         ]
@@ -55,9 +63,48 @@ def test_argv_becomes_typed_params() -> None:
     assert str(params["path"]).startswith("/") and str(params["path"]).endswith("/rel.png")
 
 
+def test_page_tool_argv_shapes() -> None:
+    assert parse(["extract", "attr", "--selector", "a", "--name", "href"])[1] == {
+        "kind": "attr",
+        "selector": "a",
+        "name": "href",
+    }
+    assert parse(["resize", "800", "600"])[1] == {"width": 800, "height": 600}
+    assert parse(["scroll", "e4", "--dy", "-300"])[1] == {"ref": "e4", "dy": -300}
+    assert parse(["scroll", "--to", "bottom", "--no-changes"])[1] == {
+        "to": "bottom",
+        "changes": False,
+    }
+    assert parse(["wait", "--text-gone", "Loading", "--ref-gone", "e3"])[1] == {
+        "text_gone": "Loading",
+        "ref_gone": "e3",
+    }
+    assert parse(["evaluate", "el => el.value", "--ref", "e2"])[1] == {
+        "expression": "el => el.value",
+        "ref": "e2",
+    }
+    assert parse(["console", "--level", "warning", "--clear"])[1] == {
+        "level": "warning",
+        "clear": True,
+    }
+    assert parse(["network", "--failed", "--filter", "api"])[1] == {"failed": True, "filter": "api"}
+    assert parse(["pdf"])[1] == {}
+    _name, params = parse(["pdf", "out.pdf"])
+    assert str(params["path"]).startswith("/") and str(params["path"]).endswith("/out.pdf")
+
+
 @pytest.mark.parametrize(
     "argv",
-    [["click"], ["click", "e1", "--button", "left-ish"], ["snapshot", "--depth", "x"], ["nope"]],
+    [
+        ["extract"],
+        ["extract", "html"],
+        ["resize", "800"],
+        ["resize", "wide", "600"],
+        ["click"],
+        ["click", "e1", "--button", "left-ish"],
+        ["snapshot", "--depth", "x"],
+        ["nope"],
+    ],
 )
 def test_bad_argv_is_a_bad_request(argv: list[str]) -> None:
     with pytest.raises(SteadyhandError) as info:

@@ -125,6 +125,9 @@ def sensitive_fields(params: type[Params]) -> tuple[str, ...]:
     )
 
 
-def file_path(description: str) -> Any:
+def file_path(description: str, positional: bool = False) -> Any:
     """A filesystem path: the CLI makes it absolute before sending it to the daemon."""
-    return Field(None, description=description, json_schema_extra={"file_path": True})
+    extra: dict[str, JsonValue] = {"file_path": True}
+    if positional:
+        extra |= {"positional": True, "sensitive": False}
+    return Field(None, description=description, json_schema_extra=extra)

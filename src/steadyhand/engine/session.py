@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import BrowserContext, Page
 
 from steadyhand.engine.page_events import PageEvents
+from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.refs import RefRegistry
 
@@ -34,6 +35,8 @@ class Tab:
     acted_since_baseline: bool = False
     # The last long snapshot, kept so `--offset` pages through one and the same text.
     paged: tuple[tuple[object, ...], str] | None = None
+    # What the page logged and fetched since the tab was adopted (`console`, `network`).
+    log: PageLog = field(default_factory=PageLog)
 
     def seen(self, capture: Capture) -> None:
         """The agent now knows the page as `capture` read it: later changes diff from it."""
@@ -82,6 +85,7 @@ class Session:
         tab = Tab(id=f"t{self._next_tab}", page=page, events=events)
         self._next_tab += 1
         self.tabs[tab.id] = tab
+        attach_page_log(tab.log, page)
         page.on("close", lambda _page: self.forget(tab.id))
         return tab
 

@@ -43,3 +43,33 @@ def _redact_path(value: Any, parts: list[str]) -> None:
         value[parts[0]] = REDACTED
     else:
         _redact_path(value[parts[0]], parts[1:])
+
+
+# Query and fragment keys whose values are credentials often enough to hide (sig: signed URLs).
+SECRET_URL_KEY = re.compile(r"token|key|passw(or)?d|secret|auth|session|sig|credential", re.I)
+
+
+def redact_url(url: str) -> str:
+    """`url` with secret-looking query/fragment values and any userinfo password hidden.
+
+    Works on the text rather than a parse-and-rebuild, so everything else in the URL stays
+    byte for byte as the page asked for it.
+    """
+    scheme, sep, rest = url.partition("://")
+    if sep:
+        cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+        user, at, host = rest[:cut].rpartition("@")
+        if at and ":" in user:
+            url = f"{scheme}{sep}{user.split(':', 1)[0]}:{REDACTED}@{host}{rest[cut:]}"
+    head, hash_, fragment = url.partition("#")
+    path, question, query = head.partition("?")
+    out = path + question + _redact_pairs(query) if question else head
+    return out + hash_ + _redact_pairs(fragment) if hash_ else out
+
+
+def _redact_pairs(text: str) -> str:
+    pairs = []
+    for pair in text.split("&"):
+        key, eq, value = pair.partition("=")
+        pairs.append(key + eq + REDACTED if eq and value and SECRET_URL_KEY.search(key) else pair)
+    return "&".join(pairs)

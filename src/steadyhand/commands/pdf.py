@@ -1,0 +1,86 @@
+"""The pdf command: print the tab to a PDF file (headless Chromium only)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from steadyhand.call import Call
+from steadyhand.commands.results import PageResult, page_result
+from steadyhand.commands.table import TabParams, command, file_path
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+
+class PdfParams(TabParams):
+    path: str | None = file_path(
+        "where to write the PDF (default: the artifacts dir)", positional=True
+    )
+
+
+class PdfResult(PageResult):
+    path: str
+    bytes: int
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Create `directory` and any missing parents as 0700; existing ones are left alone."""
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # a concurrent call made it first
+            path.mkdir(mode=0o700)
+            path.chmod(0o700)  # mkdir's mode passed through the umask
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` as a 0600 file, whole or not at all."""
+    make_private_dirs(path.parent)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+@command("pdf")
+async def pdf(call: Call, params: PdfParams) -> PdfResult:
+    """Print the tab to a PDF file and return its path (headless browser only)."""
+    if not call.runtime.settings.headless:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "pdf needs a headless browser, and this daemon runs Chromium headed",
+            "Chromium prints PDFs only headless: `steadyhand daemon stop`, then start it "
+            "without --headed",
+        )
+    tab = await call.tab(params.tab)
+    if params.path is not None:
+        path = Path(params.path)
+        if not path.is_absolute():
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"pdf path {params.path!r} is relative",
+                "give an absolute path (the daemon's working directory is not yours)",
+            )
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
+        path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-page.pdf"
+    data = await tab.page.pdf(print_background=True)
+    try:
+        await asyncio.to_thread(write_private, path, data)
+    except OSError as exc:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"cannot write {path}: {exc.strerror or exc}",
+            "give a path in a directory the daemon's user can write",
+        ) from exc
+    return PdfResult(**await page_result(tab), path=str(path), bytes=len(data))
