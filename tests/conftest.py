@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -129,3 +130,25 @@ def fresh_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
     yield handle
     handle.stop()
+
+
+@pytest.fixture
+def virtual_display() -> Iterator[str]:
+    """A private Xvfb display (":N") for headed-browser tests; skipped without Xvfb."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.skip("Xvfb is not installed (make test installs it when run as root)")
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+    )
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as ready:
+            number = ready.readline().strip()  # Xvfb writes its display once it accepts
+        assert number.isdigit(), "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)

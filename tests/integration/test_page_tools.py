@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import stat
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,20 +251,11 @@ def test_pdf_to_the_artifacts_dir_and_to_a_path(daemon: Daemon, site: str, tmp_p
     assert (tmp_path / "cli.pdf").read_bytes()[:4] == b"%PDF"
 
 
-def test_pdf_needs_a_headless_browser(fresh_daemon: Daemon, site: str) -> None:
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.skip("Xvfb is not installed (make test installs it when run as root)")
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(
-        [xvfb, "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_end,),
-    )
-    os.close(write_end)
+def test_pdf_needs_a_headless_browser(
+    fresh_daemon: Daemon, site: str, virtual_display: str
+) -> None:
+    env = dict(fresh_daemon.env, DISPLAY=virtual_display)
     try:
-        with os.fdopen(read_end) as ready:
-            number = ready.readline().strip()
-        env = dict(fresh_daemon.env, DISPLAY=f":{number}")
         assert fresh_daemon.cli("daemon", "start", "--headed", env=env).rc == 0
         assert fresh_daemon.cli("open", f"{site}/nav-a.html").rc == 0
         error = fresh_daemon.fail("pdf")
@@ -275,8 +263,6 @@ def test_pdf_needs_a_headless_browser(fresh_daemon: Daemon, site: str) -> None:
         assert fresh_daemon.call("extract", kind="text", selector="h1")["text"] == "Page A"
     finally:
         fresh_daemon.stop()
-        server.terminate()
-        server.wait(10)
 
 
 # ---------------------------------------------------------------- console and network

@@ -5,7 +5,8 @@ detached or replaced (its ref is re-resolved before the next try), it was covere
 or disabled for the whole of one try's share of the deadline, a navigation raced the
 action, a locator matched nothing yet, or a postcondition failed once. Never retried: bad
 input, policy, stale or ambiguous refs, a second failed verification, and anything that
-may already have acted (a click that timed out after its checks passed).
+may already have acted (a key press, a failed --expect-* check after the action ran). A
+click that timed out is retried: Playwright dispatches one only after its checks pass.
 """
 
 from __future__ import annotations

@@ -114,19 +114,21 @@ async def click(call: Call, params: ClickParams) -> ActionResult:
     """Click an element; reports navigation, popups, dialogs and downloads it caused."""
     options = _click_options(params)
     async with Act(call, params) as act:
-
-        async def body() -> None:
-            async with act.target(params.ref) as aim:
-                await act.ready(aim)
-                # The trial runs every check and dispatches nothing, so it can be retried;
-                # the click itself is not (it may have landed).
-                await act.actionable(
-                    aim, lambda ms: aim.handle.click(trial=True, timeout=ms, **options)
-                )
-                await aim.handle.click(timeout=call.remaining_ms(), **options)
-
-        await act.run(body)
+        await act.run(lambda: click_once(act, params.ref, options))
     return await act.result("click", params.ref)
+
+
+async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
+    """One try of a click on the element `spec` names.
+
+    Playwright dispatches the click only once its checks pass, and blocks events that would
+    land on another element, so a click that timed out did nothing: the next try (after the
+    watchdog has had another look) may click again. A trial click first would leave a gap
+    in which a late modal covers the element and the real click waits out the deadline.
+    """
+    async with act.target(spec) as aim:
+        await act.ready(aim)
+        await act.actionable(aim, lambda ms: aim.handle.click(timeout=ms, **options))
 
 
 # ---------------------------------------------------------------------- typing

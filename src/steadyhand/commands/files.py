@@ -8,7 +8,7 @@ from pathlib import Path
 from steadyhand.actions.verify import FILES_JS, Unverified
 from steadyhand.call import Call
 from steadyhand.commands.act import Act
-from steadyhand.commands.acting import TARGET_HELP, ActParams
+from steadyhand.commands.acting import TARGET_HELP, ActParams, click_once
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -74,14 +74,7 @@ class DownloadParams(ActParams):
 async def download(call: Call, params: DownloadParams) -> ActionResult:
     """Click an element that downloads a file; the file is saved and its path reported."""
     async with Act(call, params) as act:
-
-        async def body() -> None:
-            async with act.target(params.ref) as aim:
-                await act.ready(aim)
-                await act.actionable(aim, lambda ms: aim.handle.click(trial=True, timeout=ms))
-                await aim.handle.click(timeout=call.remaining_ms())
-
-        await act.run(body)
+        await act.run(lambda: click_once(act, params.ref, {}))
     done = await act.result("download", params.ref)
     if not done.downloads and done.dialog is None:
         raise SteadyhandError(

@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import os
 import tempfile
-import time
 from pathlib import Path
 
 from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.artifacts import artifact_path, requested_path
 
 
 class PdfParams(TabParams):
@@ -64,16 +64,10 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
         )
     tab = await call.tab(params.tab)
     if params.path is not None:
-        path = Path(params.path)
-        if not path.is_absolute():
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"pdf path {params.path!r} is relative",
-                "give an absolute path (the daemon's working directory is not yours)",
-            )
+        path = requested_path(params.path, "pdf")
     else:
-        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
-        path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-page.pdf"
+        root = call.runtime.settings.artifacts_dir
+        path = await asyncio.to_thread(artifact_path, root, call.session_name, "page", "pdf")
     data = await tab.page.pdf(print_background=True)
     try:
         await asyncio.to_thread(write_private, path, data)

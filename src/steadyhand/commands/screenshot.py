@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
@@ -17,6 +16,7 @@ from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.labels import draw, erase, labels_for
 from steadyhand.snapshot.take import take
+from steadyhand.store.artifacts import artifact_path, requested_path
 
 
 class ScreenshotParams(TabParams):
@@ -67,17 +67,11 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
     tab = await call.tab(params.tab)
     if params.path is not None:
-        path = Path(params.path)
-        if not path.is_absolute():
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"screenshot path {params.path!r} is relative",
-                "give an absolute path (the daemon's working directory is not yours)",
-            )
+        path = requested_path(params.path, "screenshot")
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
     else:
-        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
-        path = call.runtime.settings.artifacts_dir / call.session_name / f"{stamp}-{tab.id}.png"
-    await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
+        root = call.runtime.settings.artifacts_dir
+        path = await asyncio.to_thread(artifact_path, root, call.session_name, tab.id, "png")
     if params.labels and params.ref:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
