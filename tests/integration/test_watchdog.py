@@ -14,6 +14,7 @@ from playwright.async_api import ElementHandle, Page, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.actions.watchdog import Pattern, builtin_patterns, load_patterns, sweep
+from steadyhand.actions.watchdog_patterns import parse_selector
 from steadyhand.config import Settings
 from steadyhand.engine.chromium import find_chromium, launch_args
 
@@ -22,6 +23,9 @@ pytestmark = pytest.mark.integration
 BUILTIN = builtin_patterns()
 # Dismissals end as soon as the banner is gone; the budget only matters on a loaded machine.
 PATIENT_MS = 10_000
+# A banner that stays costs its whole budget: long enough for the click itself to land on a
+# loaded machine, short enough for the test.
+STUCK_MS = 2_000
 
 
 @asynccontextmanager
@@ -89,7 +93,7 @@ def test_a_real_consent_library_is_answered_and_records_consent(site: str, tmp_p
         cookie = next(c for c in await page.context.cookies() if c["name"] == "cc_cookie")
         assert "analytics" in cookie["value"], "the library stored the answer it was given"
         assert not await page.is_visible("#cc-main .cm")
-        await page.click("#checkout", timeout=2000)
+        await page.click("#checkout", timeout=PATIENT_MS)
         assert await text(page, "#out") == "checked out"
         assert await sweep(page, BUILTIN) == [], "answered: nothing left to dismiss"
 
@@ -117,7 +121,7 @@ def test_a_newsletter_modal_is_closed_and_the_button_under_it_gets_the_click(
             }
         ]
         assert not await page.is_visible('[role="dialog"]')
-        await page.click("#buy", timeout=2000)
+        await page.click("#buy", timeout=PATIENT_MS)
         assert await text(page, "#out") == "bought"
 
     run(tmp_path, f"{site}/newsletter.html", scenario)
@@ -155,7 +159,7 @@ def test_a_chat_widget_is_hidden_only_when_it_covers_the_target(site: str, tmp_p
             {"kind": "chat-widget", "name": "Intercom", "action": "hidden", "label": ""}
         ]
         assert not await page.is_visible("#intercom-container")
-        await page.click("#send", timeout=2000)
+        await page.click("#send", timeout=PATIENT_MS)
         assert await text(page, "#out") == "sent", "the launcher was hidden, never clicked"
 
     run(tmp_path, f"{site}/chat.html", scenario)
@@ -176,7 +180,7 @@ def test_a_chat_widget_over_an_iframe_target_is_hidden(
         done = await sweep(page, BUILTIN, pay)
 
         assert done == [{"kind": "chat-widget", "name": "Crisp", "action": "hidden", "label": ""}]
-        await pay.click(timeout=2000)
+        await pay.click(timeout=PATIENT_MS)
         assert await pay.inner_text() == "Paid"
 
     run(tmp_path, f"{site}/chat-frame.html?frame={quote(frame_url)}", scenario)
@@ -188,7 +192,7 @@ def test_nothing_visible_means_nothing_done_and_a_closed_page_no_error(
     async def scenario(page: Page) -> None:
         assert await sweep(page, BUILTIN) == []
         assert await sweep(page, BUILTIN, await element(page, "#go")) == []
-        await page.click("#go", timeout=2000)
+        await page.click("#go", timeout=PATIENT_MS)
         assert await text(page, "#out") == "went"
         target = await element(page, "#go")
         await page.close()
@@ -197,13 +201,45 @@ def test_nothing_visible_means_nothing_done_and_a_closed_page_no_error(
     run(tmp_path, f"{site}/quiet.html", scenario)
 
 
+def test_every_builtin_selector_is_css_chromium_accepts(site: str, tmp_path: Path) -> None:
+    # The sweep skips a selector the browser rejects (one bad user pattern must not stop the
+    # others), so a typo in a built-in would never fire and never fail: check them here.
+    selectors = sorted(
+        {
+            alt.css
+            for pattern in BUILTIN
+            for selector in (pattern.container, pattern.dismiss)
+            for alt in parse_selector(selector)
+        }
+    )
+
+    async def scenario(page: Page) -> None:
+        rejected = await page.evaluate(
+            """css => css.filter(c => {
+                try { document.querySelector(c); return false; } catch { return true; }
+            })""",
+            selectors,
+        )
+        assert rejected == []
+
+    assert len(selectors) > 50
+    run(tmp_path, f"{site}/quiet.html", scenario)
+
+
 def test_a_banner_that_does_not_go_away_is_reported_failed(site: str, tmp_path: Path) -> None:
     async def scenario(page: Page) -> None:
-        done = await sweep(page, BUILTIN, timeout_ms=400)
+        done = await sweep(page, BUILTIN, timeout_ms=STUCK_MS)
         assert done == [
             {"kind": "cookie-consent", "name": "cookie-notice", "action": "failed", "label": "Ok"}
         ]
         assert await page.is_visible("#cookie-notice")
+        assert await text(page, "#clicks") == "clicks: 1"
+        again = await sweep(page, BUILTIN, timeout_ms=STUCK_MS)
+        assert again == done, "still reported"
+        assert await text(page, "#clicks") == "clicks: 1", "but not clicked again on this document"
+        await page.reload()
+        await sweep(page, BUILTIN, timeout_ms=STUCK_MS)
+        assert await text(page, "#clicks") == "clicks: 1", "a new document is tried afresh"
 
     run(tmp_path, f"{site}/stuck.html", scenario)
 

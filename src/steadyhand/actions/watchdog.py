@@ -9,21 +9,25 @@ actionability checks), and the container is awaited until hidden, detached or no
 matching (`.cc-invisible` style fade-outs) — each dismissal within `timeout_ms`.
 
 Rules the script applies:
-- a container counts when it is visible: a non-empty box and `visibility: visible`, or, for a
-  box-less root such as a shadow host or a fixed-position wrapper, a visible descendant
-  within three levels (Usercentrics renders into a 0x0 host's shadow root);
+- a container counts when it is visible: a non-empty box, `visibility: visible` and not fully
+  transparent (itself or an ancestor), or, for a box-less root such as a shadow host or a
+  fixed-position wrapper, a visible descendant within three levels (Usercentrics renders
+  into a 0x0 host's shadow root);
 - the first alternative of `dismiss` with a visible match is clicked (consent: accept all,
   then reject all, then close), looking into the container's open shadow root too;
 - a container that holds the target is left alone: the agent is acting on the interruption
   itself (typing its email into the newsletter form, opening cookie settings);
 - one element is claimed by the first pattern that matches it (user patterns come first);
-- chat widgets are hidden only when the element at the target's centre lies inside one.
+- chat widgets are hidden only when the element at the target's centre lies inside one;
+- a container whose dismissal failed is reported "failed" but not clicked again while the
+  page shows the same document.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+import weakref
 from typing import Any
 
 from playwright.async_api import ElementHandle, JSHandle, Page
@@ -46,6 +50,12 @@ FOREIGN_HANDLE = (
     "JSHandles can be evaluated only in the context they were created",
 )
 CHAT_ROUNDS = 5  # widgets stacked over one point (a launcher over its own badge) - bounded
+# Containers whose dismissal failed, per page and document (performance.timeOrigin): they are
+# reported, not clicked again, until the page holds a new document - each try would cost the
+# whole timeout before every action on a page with a broken banner.
+_FAILED: weakref.WeakKeyDictionary[Page, tuple[str, set[tuple[str, int]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 # Helpers shared by every script below; each script is one function so it costs one call.
 _HELPERS = """
@@ -58,9 +68,11 @@ _HELPERS = """
   const query = (root, [css]) => {
     try { return [...root.querySelectorAll(css)]; } catch { return []; }  // a bad user selector
   };
+  // Fully transparent counts as hidden: libraries fade banners out (and leave some faded in
+  // the DOM), and a transparent banner's button would hold every sweep for its whole timeout.
   const shown = (el, depth = 0) => {
     const style = getComputedStyle(el);
-    if (style.display === 'none') return false;
+    if (style.display === 'none' || style.opacity === '0') return false;
     const r = el.getBoundingClientRect();
     if (r.width > 0 && r.height > 0) return style.visibility === 'visible';
     if (depth >= 3) return false;
@@ -74,11 +86,18 @@ _HELPERS = """
     for (let n = el; n; n = up(n)) if (n === box) return true;
     return false;
   };
+  const faded = el => {
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      if (getComputedStyle(n).opacity === '0') return true;
+    }
+    return false;
+  };
   const containers = spec => {
     const out = [];
     for (const alt of spec.container) {
       for (const el of query(document, alt)) {
-        if (!out.includes(el) && shown(el) && (alt[1] === null || fits(el, alt))) out.push(el);
+        if (out.includes(el) || !shown(el) || faded(el)) continue;
+        if (alt[1] === null || fits(el, alt)) out.push(el);
       }
     }
     return out;
@@ -190,7 +209,7 @@ SCAN_JS = (
   }
   // With clicks pending, what covers the target changes: the caller checks chats after them.
   if (!clicks.length) done.push(...chatCheck(specs, target, point));
-  return { clicks, done };
+  return { clicks, done, doc: String(performance.timeOrigin) };
 }"""
 )
 
@@ -210,7 +229,7 @@ GONE_JS = (
     + "const spec = JSON.parse(specJson);"
     + _HELPERS
     + """
-  return !box.isConnected || !shown(box) || !spec.container.some(a => fits(box, a));
+  return !box.isConnected || !shown(box) || faded(box) || !spec.container.some(a => fits(box, a));
 }"""
 )
 
@@ -243,11 +262,20 @@ async def sweep(
         scan = await _scan(page, specs, target, chat_only=False)
         for entry in scan["done"]:
             note(entry)
+        doc = str(scan.get("doc", ""))
+        memo = _FAILED.get(page)
+        failed = memo[1] if memo is not None and memo[0] == doc else set()
         # Uncovered buttons first (what covers another goes before it), and within a pattern
         # the later containers first, so that removing one leaves the others' indices valid.
         for click in sorted(scan["clicks"], key=lambda c: (not c["top"], -int(c["n"]))):
-            spec = compile_pattern(patterns[int(click["i"])])
-            action = await _click(page, spec, int(click["n"]), timeout_ms)
+            pattern, n = patterns[int(click["i"])], int(click["n"])
+            if (pattern.name, n) in failed:
+                action: str | None = "failed"
+            else:
+                action = await _click(page, compile_pattern(pattern), n, timeout_ms)
+                if action == "failed":
+                    failed.add((pattern.name, n))
+                    _FAILED[page] = (doc, failed)
             if action:
                 note({"i": click["i"], "action": action}, str(click["label"]))
         if scan["clicks"] and target is not None:
@@ -260,11 +288,10 @@ async def sweep(
 
 async def _scan(
     page: Page, specs: str, target: ElementHandle | None, chat_only: bool
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, Any]:
+    """{"clicks": [...], "done": [...], "doc": the document's timeOrigin}."""
     try:
-        result: dict[str, list[dict[str, Any]]] = await page.evaluate(
-            SCAN_JS, [specs, target, None, chat_only]
-        )
+        result: dict[str, Any] = await page.evaluate(SCAN_JS, [specs, target, None, chat_only])
         return result
     except PlaywrightError as exc:
         if target is None or not any(m in str(exc) for m in FOREIGN_HANDLE):
