@@ -124,6 +124,11 @@ def test_wait_for_an_element_by_ref(daemon: Daemon, site: str) -> None:
     assert gone["met"] == [f"--ref-gone {dismiss}"] and gone["waited_ms"] > 100
     never = daemon.fail("wait", session=s, ref="e999")
     assert never.code == "not_found", "a ref never handed out fails at once, not at the deadline"
+    daemon.call("navigate", session=s, url=f"{site}/wait.html")
+    started = time.monotonic()
+    left = daemon.fail("wait", session=s, ref=flash)
+    assert left.code == "stale_ref" and time.monotonic() - started < 5, "its page is gone for good"
+    assert daemon.call("wait", session=s, ref_gone=flash)["met"] == [f"--ref-gone {flash}"]
 
 
 def test_wait_timeout_names_what_is_unmet(daemon: Daemon, site: str) -> None:

@@ -16,7 +16,7 @@ from typing import Literal
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.actions.resolve import resolve_ref
+from steadyhand.actions.resolve import resolve_entry, resolve_ref
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -136,10 +136,20 @@ class RefCondition(Condition):
         except SteadyhandError as exc:
             if exc.code != ErrorCode.STALE_REF:
                 raise  # not a ref, or never handed out: waiting will not fix that
+            if not self.gone and await self._document_left():
+                raise  # its element can never come back
             self._why = exc.message.split(": ", 1)[-1]
             return None
         self._handle = target.handle
         return self._handle
+
+    async def _document_left(self) -> bool:
+        """Whether the tab has left the document the ref was handed out in."""
+        try:
+            entry = resolve_entry(self.tab, self.ref)
+        except SteadyhandError:
+            return True
+        return await self.tab.document_id() != entry.main_doc
 
     async def holds(self) -> bool:
         handle = await self._element()

@@ -201,8 +201,12 @@ MARGIN_S = 0.4
 
 
 class WaitParams(TabParams):
-    text: str | None = Field(None, min_length=1, description="until this text is shown")
-    text_gone: str | None = Field(None, min_length=1, description="until this text is not shown")
+    text: str | None = Field(
+        None, min_length=1, description="until this text is shown (main frame, case-sensitive)"
+    )
+    text_gone: str | None = Field(
+        None, min_length=1, description="until this text is no longer shown (main frame)"
+    )
     url: str | None = Field(
         None,
         min_length=1,

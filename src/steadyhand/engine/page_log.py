@@ -20,7 +20,8 @@ LIMIT = 500
 TEXT_LIMIT = 2_000  # one console.log of a huge string must not hold megabytes
 URL_LIMIT = 2_000  # data: URLs can be whole files
 
-# Console methods by how severe they are; anything else (dir, table, trace, ...) is "log".
+# Levels, least severe first. Console methods not named here (dir, table, trace, ...) are
+# "log"; a failed console.assert is an error.
 LEVELS = ("debug", "log", "info", "warning", "error")
 _LEVEL_OF_TYPE = {
     "debug": "debug",
@@ -29,8 +30,6 @@ _LEVEL_OF_TYPE = {
     "error": "error",
     "assert": "error",
 }
-
-
 _STACK_PLACE = re.compile(r"^\s*at (?:.*\()?(\S+?):(\d+):\d+\)?$", re.M)
 
 
