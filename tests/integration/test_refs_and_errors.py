@@ -67,6 +67,7 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     daemon.call("click", session=s, ref=find_ref(page, "button", rerender))
     err = daemon.fail("click", session=s, ref=alpha, timeout=PATIENT_MS)
     assert err.code == "stale_ref"
+    assert err.data.get("retries", 0) == 0, "stale when the command came: refused at once"
     assert 'button "Alpha"' in err.message and why in err.message, err.message
     assert "snapshot" in err.hint
     assert (err.data["ref"], err.data["tab"]) == (alpha, "t1")

@@ -71,7 +71,7 @@ async def resolve_ref(tab: Tab, ref: str, timeout_ms: float) -> Target:
             return Target(handle, ref, ref)
     twin, why = _twin(tab, taken, entry, frames)
     if twin is None:
-        raise _stale(tab, ref, why)
+        raise _stale(tab, ref, why, GONE if why == _gone(entry) else "")
     new_entry = tab.refs.lookup(twin)
     handle = await _pin(tab, new_entry) if new_entry else None
     if handle is None:
@@ -136,11 +136,15 @@ def _twin(tab: Tab, taken: Capture, entry: RefEntry, frames: list[int]) -> tuple
             tab.refs.issue(taken, [twin])
         return twin.ref, ""
     if not matches:
-        return None, f"the {entry.label()} it named is no longer on the page (or not visible)"
+        return None, _gone(entry)
     return None, (
         f"the {entry.label()} it named was replaced and {len(matches)} elements now match it "
         f"where {want.group} did, so which one it was is not known"
     )
+
+
+def _gone(entry: RefEntry) -> str:
+    return f"the {entry.label()} it named is no longer on the page (or not visible)"
 
 
 @asynccontextmanager
@@ -155,10 +159,16 @@ async def element(tab: Tab, ref: str, timeout_ms: float) -> AsyncIterator[Target
             await target.handle.dispose()
 
 
-def _stale(tab: Tab, ref: str, why: str) -> SteadyhandError:
+GONE = "gone"  # `stale_ref` data["reason"] when no element fills the ref's slot now
+
+
+def _stale(tab: Tab, ref: str, why: str, reason: str = "") -> SteadyhandError:
+    data = {"ref": ref, "tab": tab.id} | ({"reason": reason} if reason else {})
     return SteadyhandError(
-        ErrorCode.STALE_REF,
-        f"ref {ref} in tab {tab.id} is stale: {why}",
-        SNAPSHOT_HINT,
-        {"ref": ref, "tab": tab.id},
+        ErrorCode.STALE_REF, f"ref {ref} in tab {tab.id} is stale: {why}", SNAPSHOT_HINT, data
     )
+
+
+def is_gone(exc: SteadyhandError) -> bool:
+    """True for a stale ref whose element is simply not on the page (it may come back)."""
+    return exc.code == ErrorCode.STALE_REF and exc.data.get("reason") == GONE

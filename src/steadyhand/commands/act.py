@@ -35,7 +35,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.actions.checks import diagnose, not_actionable
 from steadyhand.actions.locators import resolve_locator
-from steadyhand.actions.resolve import element, resolve_entry
+from steadyhand.actions.resolve import is_gone, resolve_entry, resolve_ref
 from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
 from steadyhand.actions.verify import Unverified
 from steadyhand.actions.watchdog import sweep
@@ -117,6 +117,7 @@ class Act:
         self._ready = False
         self._counting = False
         self._unverified = 0
+        self._left_mid_action = False  # a target was detached while a try used it
 
     @property
     def tab(self) -> Tab:
@@ -169,6 +170,7 @@ class Act:
                 if retryable is None:
                     raise
                 last = retryable
+            self._left_mid_action |= last.code == ErrorCode.STALE_REF
             pause = backoff_s(n + 1)
             if n == retries or self.call.remaining_ms() < pause * 1000 + EVIDENCE_MARGIN_MS:
                 break
@@ -202,11 +204,23 @@ class Act:
     async def target(self, spec: str) -> AsyncIterator[Aim]:
         """The element a ref or locator names, for one try."""
         if is_ref(spec):
-            async with element(self.tab, spec, self.call.remaining_ms()) as found:
-                if found.reresolved:
-                    self.reresolved[found.asked] = found.ref
-                label = resolve_entry(self.tab, found.ref).label()
+            try:
+                found = await resolve_ref(self.tab, spec, self.call.remaining_ms())
+            except SteadyhandError as exc:
+                # A re-render that removed the element mid-action may not have put its
+                # twin back yet: wait for it over the next tries. A ref already stale
+                # when the command came fails at once.
+                if self._left_mid_action and is_gone(exc):
+                    raise Retryable(exc.code, exc.message, exc.hint, exc.data) from None
+                raise
+            if found.reresolved:
+                self.reresolved[found.asked] = found.ref
+            label = resolve_entry(self.tab, found.ref).label()
+            try:
                 yield Aim(found.handle, f"{found.ref} ({label})")
+            finally:
+                with suppress(PlaywrightError):  # the page may have taken it already
+                    await found.handle.dispose()
             return
         try:
             handle = await resolve_locator(self.tab.page, spec, self.try_ms)
@@ -219,9 +233,6 @@ class Act:
         finally:
             with suppress(PlaywrightError):
                 await handle.dispose()
-
-    # Kept for commands written against the first version of Act.
-    element = target
 
     async def actionable(
         self,

@@ -139,7 +139,7 @@ async def scroll(call: Call, params: ScrollParams) -> ScrollResult:
     op = _scroll_op(params)
     async with Act(call, params) as act:
         if params.ref is not None:
-            async with act.element(params.ref) as target:
+            async with act.target(params.ref) as target:
                 await act.ready()
                 found = await target.handle.evaluate(SCROLL_JS, op)
         else:
