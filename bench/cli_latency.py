@@ -77,7 +77,8 @@ async def measure(n: int) -> dict[str, list[float]]:
     rpc_client.start_daemon(daemon_settings)
     local_settings = Settings.load(state_dir=root / "inproc")
     local_settings.state_dir.mkdir(mode=0o700)
-    runtime = Runtime(local_settings, Engine(local_settings), Store(local_settings.store_path))
+    store = Store(local_settings.store_path)
+    runtime = Runtime(local_settings, Engine(local_settings, store), store)
     samples: dict[str, list[float]] = defaultdict(list)
     try:
         await rpc("open", url=url)

@@ -111,8 +111,10 @@ class Daemon:
             self.cli("daemon", "stop")
 
 
-def make_settings(state_dir: Path) -> Settings:
-    return Settings.load(state_dir=state_dir)
+def make_settings(state_dir: Path, **overrides: Any) -> Settings:
+    """Settings for a test daemon. A module's daemon serves many tests' sessions, so the
+    pool cap is raised unless a test sets it (tests/integration/test_pool.py does)."""
+    return Settings.load(state_dir=state_dir, **({"max_sessions": 64} | overrides))
 
 
 @pytest.fixture(scope="module")

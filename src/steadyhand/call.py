@@ -46,6 +46,7 @@ class Call:
     deadline: float  # time.monotonic() after which the command has failed
     tab_id: str | None = None
     tab_used: Tab | None = None  # the tab the command acted on, once it asked for one
+    session_used: Session | None = None
     started: float = field(default_factory=time.monotonic)
     # What the command did so far (retries, watchdog, re-resolved refs): in its result, and
     # in its error's data when it fails.
@@ -61,6 +62,11 @@ class Call:
         """Time left, less a margin so Playwright's own timeout fires before ours."""
         return float(max(1, int((self.deadline - time.monotonic()) * 1000) - 100))
 
+    def restart(self) -> None:
+        """Forget what a first run did (it ran into a crash): the command runs again."""
+        self.tab_id = self.tab_used = self.session_used = None
+        self.outcome.clear()
+
     def redact(self, *path: str) -> None:
         """Keep the param at this path out of logs and the store."""
         self.redactions.add(path)
@@ -69,8 +75,13 @@ class Call:
         """The param at this path proved not secret (e.g. not typed into a password field)."""
         self.redactions.discard(path)
 
-    async def session(self, create: bool = False) -> Session:
-        return await self.engine.session(self.session_name, create=create)
+    async def session(self, create: bool = False, profile: str | None = None) -> Session:
+        """The command's session; a recovery it went through since is reported once."""
+        session = await self.engine.session(self.session_name, create=create, profile=profile)
+        self.session_used = session
+        if session.recovered is not None:
+            self.outcome["recovered"], session.recovered = session.recovered, None
+        return session
 
     async def tab(self, tab_id: str | None, dialog_ok: bool = False) -> Tab:
         """The tab a command acts on (named, or the session's last used), noted for the log.

@@ -83,6 +83,13 @@ _KINDS = {
     "snapshot_max_chars": "int",
     "act_changes": "bool",
     "allow_evaluate": "bool",
+    "max_sessions": "int",
+    "pool_wait_ms": "int",
+    "checkpoint_every": "int",
+    "restore_sessions": "bool",
+    "health_interval_s": "float",
+    "health_probe_ms": "int",
+    "health_failures": "int",
 }
 
 
@@ -119,6 +126,22 @@ def _defaults() -> dict[str, Any]:
         "act_changes": True,
         # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
         "allow_evaluate": True,
+        # Live sessions (browser contexts) at once; a new one past the cap waits up to
+        # pool_wait_ms for a slot, then fails with pool_exhausted.
+        "max_sessions": 4,
+        "pool_wait_ms": 0,
+        # A session's state (tab URLs, cookies, storage, viewport) is checkpointed after
+        # each navigation, every this many actions, and when it is suspended.
+        "checkpoint_every": 10,
+        # On daemon start, restore the sessions the last daemon left (else: `session
+        # restore NAME`).
+        "restore_sessions": False,
+        # Health probes: every tab answers a trivial evaluate within health_probe_ms;
+        # after health_failures failed probes in a row the session is recreated from its
+        # checkpoint. 0 turns the probes off.
+        "health_interval_s": 30.0,
+        "health_probe_ms": 5_000,
+        "health_failures": 3,
     }
 
 
@@ -150,6 +173,13 @@ class Settings:
     snapshot_max_chars: int
     act_changes: bool
     allow_evaluate: bool
+    max_sessions: int
+    pool_wait_ms: int
+    checkpoint_every: int
+    restore_sessions: bool
+    health_interval_s: float
+    health_probe_ms: int
+    health_failures: int
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)
@@ -203,6 +233,10 @@ class Settings:
     @property
     def store_path(self) -> Path:
         return self.state_dir / "steadyhand.sqlite"
+
+    @property
+    def profiles_dir(self) -> Path:
+        return self.state_dir / "profiles"
 
     @property
     def artifacts_dir(self) -> Path:

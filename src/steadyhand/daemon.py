@@ -68,26 +68,45 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
 
 async def serve(settings: Settings) -> None:
     store = Store(settings.store_path)
-    # Sessions a killed predecessor left "live" died with it (checkpoints come later).
-    store.retire_sessions("live", "lost")
-    runtime = Runtime(settings=settings, engine=Engine(settings), store=store)
+    # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable.
+    for status in ("active", "live"):
+        store.retire_sessions(status, "suspended")
+    engine = Engine(settings, store)
+    engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
+    runtime = Runtime(settings=settings, engine=engine, store=store)
     server = rpc.RpcServer(runtime)
     await server.start(settings.socket_path)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runtime.stop_requested.set)
     log.info("daemon %d listening on %s", os.getpid(), settings.socket_path)
+    engine.health.start()
+    if settings.restore_sessions:
+        restoring = loop.create_task(restore_all(engine))
     try:
         await runtime.stop_requested.wait()
         log.info("stopping")
     finally:
+        if settings.restore_sessions:
+            restoring.cancel()
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
-        names = [s.name for s in runtime.engine.sessions()]
-        await runtime.engine.shutdown()
-        for name in names:
-            store.set_session_status(name, "ended")
+        await engine.shutdown()
         store.close()
+
+
+async def restore_all(engine: Engine) -> None:
+    """The `restore_sessions` setting: bring back every suspended session, side by side."""
+    names = sorted(engine.suspended())
+
+    async def one(name: str) -> None:
+        try:
+            report = await engine.restore(name)
+            log.info("restored session %s: %s", name, report)
+        except SteadyhandError as exc:
+            log.warning("could not restore session %s: %s", name, exc)
+
+    await asyncio.gather(*(one(n) for n in names))
 
 
 def main() -> int:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 import logging
+import re
 import time
 from typing import Any
 
@@ -22,6 +24,9 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.redact import redact
 
 log = logging.getLogger("steadyhand.dispatch")
+
+# What Playwright says when the page, context or browser went away under a call.
+CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
 
 TIMEOUT_HINT = (
     "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
@@ -46,7 +51,6 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
     started = time.monotonic()
     session_name = str(raw.get("session") or "default")
     call: Call | None = None
-    sessions_before = {s.name for s in runtime.engine.sessions()}
     try:
         params = _validate(command, raw)
         timeout_ms = runtime.settings.timeout_ms(params.timeout, command.timeout)
@@ -60,7 +64,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
         try:
-            result = await asyncio.wait_for(command.handler(call, params), timeout_ms / 1000)
+            result = await asyncio.wait_for(_run(runtime, command, call, params), timeout_ms / 1000)
         except TimeoutError as exc:
             raise SteadyhandError(
                 ErrorCode.TIMEOUT,
@@ -68,25 +72,90 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
                 TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
+        if call.outcome.get("recovered"):
+            data["recovered"] = await asyncio.to_thread(
+                recovery_report, runtime, params.session, call.outcome["recovered"]
+            )
     except Exception as exc:
         if isinstance(exc, SteadyhandError):
             error = exc
         else:
             closed = call is not None and call.tab_closed()
             error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
+        if call is not None and call.outcome.get("recovered"):
+            call.outcome["recovered"] = await asyncio.to_thread(
+                recovery_report, runtime, call.session_name, call.outcome["recovered"]
+            )
         await _explain(runtime, command, call, error, started)
         await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
         )
+        await _after(runtime, command, call)
         if error is exc:
             raise
         raise error from exc
-    finally:
-        await asyncio.to_thread(_track_sessions, runtime, sessions_before)
     await _record(
         runtime, command, raw=raw, call=call, session=session_name, started=started, result=data
     )
+    await _after(runtime, command, call)
     return data
+
+
+async def _after(runtime: Runtime, command: Command, call: Call | None) -> None:
+    """Checkpoint the command's session when it navigated, or every N actions."""
+    if call is None or call.session_used is None or not command.touches_page:
+        return
+    await runtime.engine.after_command(call.session_used, acted=True)
+
+
+def changes_page(name: str) -> bool:
+    """Whether a command may leave the page other than it found it."""
+    command = COMMANDS.get(name)
+    return command is not None and (
+        command.acts or command.creates_session or name in ("evaluate", "back", "forward")
+    )
+
+
+def recovery_report(runtime: Runtime, session: str, report: dict[str, Any]) -> dict[str, Any]:
+    """A recovery as the agent reads it: actions after the checkpoint count as lost."""
+    report = dict(report)
+    after = int(report.pop("last_action", 0) or 0)
+    if after:
+        redo = [
+            f"{row.command} {json.dumps(row.params, sort_keys=True)[:120]}"
+            for row in runtime.store.actions(session, after=after)
+            if row.ok and changes_page(row.command)
+        ]
+        if redo:
+            report["lost"] = [
+                *report.get("lost", []),
+                f"{len(redo)} action(s) after the checkpoint (their effect on the page may be "
+                "gone; check before redoing): " + "; ".join(redo),
+            ]
+    return report
+
+
+async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> Any:
+    """The handler; once more on the recovered session when the browser died under it.
+
+    The first run reached a closed browser, so it did nothing there; the second runs on
+    the session as its checkpoint restored it (refs from before are stale there, and say
+    so), and its result reports the recovery.
+    """
+    try:
+        return await command.handler(call, params)
+    except PlaywrightError as exc:
+        session = call.session_used
+        if session is None or not CLOSED.search(str(exc)):
+            raise
+        if not await runtime.engine.lost_under(session):
+            raise
+        log.warning(
+            "%s ran into the crash of session %s; running it again", command.name, session.name
+        )
+    call.restart()
+    await call.session()  # waits for the recovery
+    return await command.handler(call, params)
 
 
 def _validate(command: Command, raw: dict[str, Any]) -> Any:
@@ -215,14 +284,3 @@ async def _record(
         artifacts=list(outcome.get("artifacts", []) or []),
         result=full,
     )
-
-
-def _track_sessions(runtime: Runtime, before: set[str]) -> None:
-    for name in runtime.engine.drain_lost():
-        runtime.store.set_session_status(name, "crashed")
-        before.discard(name)
-    after = {s.name for s in runtime.engine.sessions()}
-    for name in after - before:
-        runtime.store.set_session_status(name, "live")
-    for name in before - after:
-        runtime.store.set_session_status(name, "closed")

@@ -30,6 +30,9 @@ class ErrorCode(StrEnum):
     NAVIGATION_FAILED = "navigation_failed"
     BROWSER_NOT_FOUND = "browser_not_found"
     BROWSER_CRASHED = "browser_crashed"
+    POOL_EXHAUSTED = "pool_exhausted"
+    PROFILE_IN_USE = "profile_in_use"
+    SESSION_SUSPENDED = "session_suspended"
     DAEMON_UNAVAILABLE = "daemon_unavailable"
     POLICY_DENIED = "policy_denied"
     APPROVAL_DENIED = "approval_denied"
@@ -69,6 +72,9 @@ ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
     ErrorCode.NAVIGATION_FAILED: ErrorClass(4, -32021, 502, retryable=True),
     ErrorCode.BROWSER_NOT_FOUND: ErrorClass(5, -32030, 503),
     ErrorCode.BROWSER_CRASHED: ErrorClass(5, -32031, 503, retryable=True),
+    ErrorCode.POOL_EXHAUSTED: ErrorClass(4, -32022, 429, retryable=True),
+    ErrorCode.PROFILE_IN_USE: ErrorClass(4, -32023, 409, retryable=True),
+    ErrorCode.SESSION_SUSPENDED: ErrorClass(2, -32006, 409),
     ErrorCode.DAEMON_UNAVAILABLE: ErrorClass(6, -32040, 503, retryable=True),
     ErrorCode.POLICY_DENIED: ErrorClass(7, -32050, 403),
     ErrorCode.APPROVAL_DENIED: ErrorClass(7, -32051, 403),

@@ -98,7 +98,8 @@ def test_sigterm_closes_every_browser(fresh_daemon: Daemon, site: str) -> None:
     assert wait_until(lambda: not (ours & chromium_pids()), 10), "no Chromium left behind"
     assert not d.settings.socket_path.exists() and not d.settings.pid_path.exists()
     with sqlite3.connect(d.settings.store_path) as db:
-        assert db.execute("SELECT status FROM sessions").fetchall() == [("ended",)]
+        # Checkpointed and suspended: `session restore default` brings it back.
+        assert db.execute("SELECT status FROM sessions").fetchall() == [("suspended",)]
     assert d.cli("daemon", "status").rc == 6
 
 
@@ -120,9 +121,11 @@ def test_next_start_reaps_chromium_left_by_a_killed_daemon(fresh_daemon: Daemon,
 
     assert d.cli("daemon", "start").rc == 0
     assert wait_until(lambda: not (ours & chromium_pids()), 10), "the new daemon reaped it"
-    assert session_status(d, "default") == "lost", "the killed daemon's session is not live"
+    assert session_status(d, "default") == "suspended", "listed, and restorable"
     assert find_owned_browsers(d.settings.state_dir) == []
     assert "reaped 1 Chromium process group" in d.settings.log_path.read_text()
+    restored = d.cli("session", "restore", "default", "--json").json["result"]
+    assert restored["restored"] == [f"t1 {site}/nav-a.html"]
     reopened = d.cli("open", f"{site}/nav-b.html", "--json")
     assert reopened.json["result"]["title"] == "Page B"
 
@@ -184,26 +187,25 @@ def session_status(daemon: Daemon, name: str) -> str:
     return str(row[0])
 
 
-def test_a_crashed_browser_is_reported_and_replaced(daemon: Daemon, site: str) -> None:
+def test_a_crashed_browser_is_replaced_and_the_session_restored(daemon: Daemon, site: str) -> None:
     assert daemon.call("open", session="doomed", url=f"{site}/nav-a.html")["title"] == "Page A"
-    assert session_status(daemon, "doomed") == "live"
+    assert session_status(daemon, "doomed") == "active"
     (browser,) = find_owned_browsers(daemon.settings.state_dir)
     os.killpg(browser.pgid, signal.SIGKILL)
     assert wait_until(lambda: not process_alive(browser.pid))
-    assert wait_until(lambda: not daemon.call("daemon.status")["browser_running"], 10)
 
-    lost = daemon.fail("snapshot", session="doomed")
-    assert lost.code == "browser_crashed" and "open URL --session doomed" in lost.hint
-    assert session_status(daemon, "doomed") == "crashed"
-
-    again = daemon.call("open", session="doomed", url=f"{site}/nav-b.html")
-    assert again["title"] == "Page B" and again["tab"] == "t1"
+    back = daemon.call("snapshot", session="doomed")
+    assert "Page A" in back["snapshot"]
+    recovered = back["recovered"]
+    assert recovered["restored"] == [f"t1 {site}/nav-a.html"] and recovered["lost"] == []
+    assert "browser exited" in recovered["reason"]
+    assert "recovered" not in daemon.call("snapshot", session="doomed"), "reported once"
     assert daemon.call("daemon.status")["browser_running"] is True
-    assert session_status(daemon, "doomed") == "live"
+    assert session_status(daemon, "doomed") == "active"
     store = Store(daemon.settings.store_path)
     outcomes = [(r.command, r.error_code) for r in store.actions("doomed")]
     store.close()
-    assert outcomes == [("open", None), ("snapshot", "browser_crashed"), ("open", None)]
+    assert outcomes == [("open", None), ("snapshot", None), ("snapshot", None)]
 
 
 def state_env(state_dir: Path) -> dict[str, str]:
@@ -270,4 +272,7 @@ def test_killing_only_the_daemon_leaves_no_chromium(fresh_daemon: Daemon, site: 
     # Its driver sees the pipe close and takes Chromium down; a start reaps any straggler.
     assert d.cli("daemon", "start").rc == 0
     assert wait_until(lambda: not (ours & chromium_pids()), 10)
+    refused = d.cli("open", f"{site}/nav-b.html")
+    assert refused.rc == 2 and "session restore default" in refused.err, "nothing is lost"
+    assert d.cli("session", "restore", "default").rc == 0
     assert d.cli("open", f"{site}/nav-b.html").rc == 0

@@ -233,7 +233,7 @@ def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, sit
     assert all(r[5] >= 0 for r in rows)
     assert "hunter2" not in dump, "no trace of the password anywhere in the database"
     assert "hunter2" not in daemon.settings.log_path.read_text(), "nor in the daemon's log"
-    assert statuses[s] == "live"
+    assert statuses[s] == "active"
 
 
 def test_text_that_may_be_a_password_is_redacted_until_proven_harmless(

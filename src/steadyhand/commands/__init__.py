@@ -14,6 +14,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     page_actions,
     page_logs,
     pdf,
+    profiles,
     screenshot,
     snapshots,
     tabs,

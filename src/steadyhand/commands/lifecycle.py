@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
+
+from pydantic import Field
 
 from steadyhand import __version__
 from steadyhand.call import Call
 from steadyhand.commands.results import TabInfo, tab_infos
-from steadyhand.commands.table import Params, Result, command
+from steadyhand.commands.table import Params, Result, command, positional
 
 
 class DaemonStatus(Result):
@@ -19,6 +23,9 @@ class DaemonStatus(Result):
     headless: bool
     chromium: str
     sessions: list[str]
+    contexts: int = Field(description="browser contexts open (one per live session)")
+    cap: int = Field(description="the max_sessions setting")
+    recoveries: int = Field(description="sessions recovered since the daemon started")
 
 
 @command("daemon.status", touches_page=False, autostart=False, timeout="short")
@@ -34,6 +41,9 @@ async def daemon_status(call: Call, params: Params) -> DaemonStatus:
         headless=rt.settings.headless,
         chromium=f"{rt.engine.chromium_path} {rt.engine.chromium_version}".strip(),
         sessions=[s.name for s in rt.engine.sessions()],
+        contexts=rt.engine.context_count(),
+        cap=rt.engine.pool.cap,
+        recoveries=rt.engine.recoveries,
     )
 
 
@@ -48,25 +58,67 @@ async def daemon_stop(call: Call, params: Params) -> Stopping:
     return Stopping(stopping=True)
 
 
+class LastAction(Result):
+    command: str
+    ok: bool
+    error_code: str | None
+    at: float
+
+
 class SessionInfo(Result):
     name: str
+    status: str = Field(description="active, recovering, suspended, lost or closed")
+    profile: str | None
     tabs: list[TabInfo]
-    created_at: float
+    created_at: float | None
+    last_action: LastAction | None
+    checkpoint_at: float | None
+    health: dict[str, Any] | None
 
 
 class SessionList(Result):
     sessions: list[SessionInfo]
+    live: int
+    cap: int
 
 
 @command("sessions", touches_page=False, timeout="short")
 async def sessions(call: Call, params: Params) -> SessionList:
-    """List live sessions and their tabs."""
-    return SessionList(
-        sessions=[
-            SessionInfo(name=s.name, tabs=await tab_infos(s), created_at=s.created_at)
-            for s in call.engine.sessions()
-        ]
-    )
+    """List every session: status, profile, tabs, last action, checkpoint and health."""
+    engine, store = call.engine, call.runtime.store
+    rows = {row.name: row for row in await asyncio.to_thread(store.session_rows)}
+    last = await asyncio.to_thread(store.last_actions)
+    checkpoints = await asyncio.to_thread(store.checkpoint_times)
+    live = {s.name: s for s in engine.sessions()}
+    recovering = engine.recovering()
+    infos = []
+    for name in sorted(set(rows) | set(live) | recovering):
+        row, session, action = rows.get(name), live.get(name), last.get(name)
+        status = (
+            "recovering"
+            if name in recovering
+            else "active"
+            if session is not None
+            else (row.status if row else "closed")
+        )
+        infos.append(
+            SessionInfo(
+                name=name,
+                status=status,
+                profile=session.profile if session else (row.profile or None) if row else None,
+                tabs=await tab_infos(session) if session else [],
+                created_at=session.created_at if session else row.created_at if row else None,
+                last_action=None
+                if action is None
+                else LastAction(
+                    command=action.command, ok=action.ok, error_code=action.error_code, at=action.ts
+                ),
+                checkpoint_at=checkpoints.get(name),
+                health=engine.health.of(name).as_dict() if session else None,
+            )
+        )
+    pool = engine.pool.status()
+    return SessionList(sessions=infos, live=pool.live, cap=pool.cap)
 
 
 class Closed(Result):
@@ -75,6 +127,45 @@ class Closed(Result):
 
 @command("close")
 async def close(call: Call, params: Params) -> Closed:
-    """Close the session: its tabs, cookies and storage are gone."""
+    """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
     await call.engine.close_session(call.session_name)
     return Closed(closed=call.session_name)
+
+
+class NameParams(Params):
+    name: str | None = positional("session name (default: --session)", None)
+
+
+class Suspended(Result):
+    suspended: str
+    checkpoint_at: float | None = Field(description="None: the page did not answer in time")
+    tabs: list[str]
+
+
+@command("session.suspend", touches_page=False)
+async def session_suspend(call: Call, params: NameParams) -> Suspended:
+    """Checkpoint a session and close it, freeing its slot; `session restore` reopens it."""
+    name = params.name or call.session_name
+    saved = await call.engine.suspend(name)
+    tabs = [f"{t['id']} {t['url']}" for t in saved.state["tabs"]] if saved else []
+    return Suspended(suspended=name, checkpoint_at=saved.ts if saved else None, tabs=tabs)
+
+
+class Restored(Result):
+    session: str
+    checkpoint_at: float = Field(description="when the state restored was saved")
+    restored: list[str] = Field(description="tabs reopened: id and URL")
+    lost: list[str] = Field(description="what could not be brought back")
+
+
+@command("session.restore", touches_page=False, timeout="long")
+async def session_restore(call: Call, params: NameParams) -> Restored:
+    """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
+    name = params.name or call.session_name
+    report = await call.engine.restore(name)
+    return Restored(
+        session=name,
+        checkpoint_at=report["from"],
+        restored=report["restored"],
+        lost=report["lost"],
+    )

@@ -6,6 +6,7 @@ import contextlib
 from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
+from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.results import NavigationResult, navigation_result
@@ -16,6 +17,9 @@ from steadyhand.engine.urls import normalize_url
 
 class OpenParams(Params):
     url: str = positional("URL to open")
+    profile: str | None = Field(
+        None, description="open the session on this persistent profile (`profile create`)"
+    )
 
 
 async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
@@ -38,7 +42,7 @@ async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
-    session = await call.session(create=True)
+    session = await call.session(create=True, profile=params.profile)
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
     tab = blank[0] if len(session.tabs) == 1 and blank else await session.new_tab()
     call.tab_id = session.tab(tab.id).id

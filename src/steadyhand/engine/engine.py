@@ -1,72 +1,99 @@
-"""The Engine owns the Playwright driver, one Chromium and the named sessions."""
+"""The Engine owns the Playwright driver, the shared Chromium, the pool and recovery.
+
+Session lifecycle (statuses as the store keeps them):
+
+    active ──suspend / daemon stop──> suspended ──restore──> active
+    active ──close──> closed (checkpoints deleted)
+    active ──browser crash, hung page──> (recovering) ──> active, or lost when no checkpoint
+
+A recovered session's next command reports `recovered`: the checkpoint it came from, what
+was restored and what was lost. Nothing is silently replaced by a blank page.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
-import re
+import time
+from typing import Any
 
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
 from steadyhand.config import Settings
+from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
+from steadyhand.engine.health import HealthMonitor
+from steadyhand.engine.pool import Pool, check_session_name
+from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.sqlite import Checkpoint, Store
 
 log = logging.getLogger("steadyhand.engine")
 
-SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+CHECKPOINT_TIMEOUT_S = 5.0
+RESTORE_TAB_TIMEOUT_MS = 15_000.0
 
 
 class Engine:
-    """Browser and sessions for one process. Launches Chromium on first use."""
+    """Browsers and sessions for one process. Launches Chromium on first use."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
+        self.store = store
+        self.profiles = Profiles(settings.profiles_dir)
+        self.pool = Pool(self._open_session, settings.max_sessions, settings.pool_wait_ms)
+        self.health = HealthMonitor(self)
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
-        self._sessions: dict[str, Session] = {}
-        self._lost: set[str] = set()  # sessions that died with a crashed browser
-        self._unreported: list[str] = []  # lost, and not yet handed to drain_lost()
         self._closing = False
         self._lock = asyncio.Lock()  # one browser launch at a time
-        self._create_lock = asyncio.Lock()  # one session creation at a time
+        self._suspended: set[str] = set()
+        self._lost: dict[str, str] = {}  # session -> why it could not be recovered
+        self._recovering: dict[str, asyncio.Task[Any]] = {}  # recoveries and restores
+        self.recoveries = 0
         self.chromium_path = ""
         self.chromium_version = ""
+
+    # ----------------------------------------------------------------- browsers
 
     @property
     def browser_running(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
 
+    async def playwright(self) -> Playwright:
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        return self._playwright
+
+    def _check_display(self) -> None:
+        if not self.settings.headless and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "a headed browser needs a display and this daemon has none",
+                "set DISPLAY (for example run Xvfb :99 and export DISPLAY=:99) before "
+                "`steadyhand daemon start --headed`, or run headless",
+            )
+
     async def browser(self) -> Browser:
+        """The shared browser of throwaway sessions, launched (again) when needed."""
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
             path = find_chromium(self.settings.chromium)
-            if not self.settings.headless and not (
-                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-            ):
-                raise SteadyhandError(
-                    ErrorCode.BAD_REQUEST,
-                    "a headed browser needs a display and this daemon has none",
-                    "set DISPLAY (for example run Xvfb :99 and export DISPLAY=:99) before "
-                    "`steadyhand daemon start --headed`, or run headless",
-                )
-            if self._playwright is None:
-                self._playwright = await async_playwright().start()
+            self._check_display()
+            playwright = await self.playwright()
             try:
-                self._browser = await self._playwright.chromium.launch(
+                self._browser = await playwright.chromium.launch(
                     executable_path=str(path),
                     headless=self.settings.headless,
                     args=launch_args(self.settings.state_dir),
                 )
             except Exception as exc:
-                raise SteadyhandError(
-                    ErrorCode.BROWSER_CRASHED,
-                    f"Chromium at {path} failed to start: {str(exc).splitlines()[0]}",
-                    "run `chromium --headless --version` to check the binary; see daemon.log",
-                ) from exc
+                raise _launch_failed(path, exc) from exc
             self._browser.on("disconnected", self._on_disconnect)
             self.chromium_path = str(path)
             self.chromium_version = self._browser.version
@@ -74,86 +101,364 @@ class Engine:
             return self._browser
 
     def _on_disconnect(self, browser: Browser) -> None:
-        if self._closing or browser is not self._browser:
-            return
-        # The browser died under us (crash, OOM kill): its sessions went with it.
-        log.warning("browser disconnected; lost session(s): %s", ", ".join(self._sessions))
-        self._lost.update(self._sessions)
-        self._unreported.extend(self._sessions)
-        self._sessions.clear()
-        self._browser = None
+        if browser is self._browser:
+            self._browser = None
+            if not self._closing:
+                log.warning("the browser disconnected (crash or kill)")
 
-    async def session(self, name: str, create: bool = False) -> Session:
-        """The named session; created on demand when `create`, else `unknown_session`."""
-        existing = self._sessions.get(name)
-        if existing is not None:
-            return existing
-        if name in self._lost and not create:
+    async def _open_session(
+        self, name: str, profile: str | None, state: dict[str, Any] | None
+    ) -> Session:
+        """The pool's opener: a context of the shared browser, or a browser on a profile.
+
+        `state`: a checkpoint's; a throwaway context starts with its cookies and storage (a
+        profile keeps its own), both with its viewport.
+        """
+        viewport = (state or {}).get("viewport") or self._viewport()
+        context: BrowserContext
+        if profile is None:
+            browser = await self.browser()
+            storage = storage_state(state) if state else None
+            context = await browser.new_context(viewport=viewport, storage_state=storage)  # type: ignore[arg-type]
+        else:
+            self.profiles.lock(profile, name)
+            try:
+                context = await self._launch_profile(profile, viewport)
+            except BaseException:
+                self.profiles.unlock(profile)
+                raise
+        session = Session(
+            name,
+            context,
+            downloads_dir=self.settings.downloads_root / name,
+            dialog_policy=self.settings.dialogs,
+            profile=profile,
+        )
+        for page in context.pages:  # a persistent context opens with a blank page
+            session.adopt(page)
+        context.on("close", lambda _ctx: self._on_context_close(session))
+        self.health.watch(session)
+        return session
+
+    async def _launch_profile(self, profile: str, viewport: dict[str, int]) -> BrowserContext:
+        path = find_chromium(self.settings.chromium)
+        self._check_display()
+        playwright = await self.playwright()
+        try:
+            return await playwright.chromium.launch_persistent_context(
+                self.profiles.user_data_dir(profile),
+                executable_path=str(path),
+                headless=self.settings.headless,
+                args=launch_args(self.settings.state_dir),
+                viewport=viewport,  # type: ignore[arg-type]
+            )
+        except Exception as exc:
+            raise _launch_failed(path, exc) from exc
+
+    # ----------------------------------------------------------------- sessions
+
+    async def session(self, name: str, create: bool = False, profile: str | None = None) -> Session:
+        """The named session; opened on demand when `create`, else `unknown_session`."""
+        recovering = self._recovering.get(name)
+        if recovering is not None:
+            await asyncio.shield(recovering)
+        live = self.pool.get(name)
+        if live is not None and (profile is None or live.profile == profile):
+            return live
+        if live is None and name in self._lost and not create:
             raise SteadyhandError(
                 ErrorCode.BROWSER_CRASHED,
-                f"the browser exited unexpectedly and session {name!r} was lost with it",
-                f"open the page again (`open URL --session {name}`): a new browser starts",
+                f"session {name!r} was lost: {self._lost[name]}",
+                f"open the page again (`open URL --session {name}`): a new session starts",
             )
-        if not create:
-            known = ", ".join(self._sessions) or "none"
+        if live is None and name in self._suspended:
+            raise self._suspended_error(name)
+        if live is None and not create:
+            known = ", ".join(s.name for s in self.pool.sessions()) or "none"
+            check_session_name(name)
             raise SteadyhandError(
                 ErrorCode.UNKNOWN_SESSION,
                 f"no session named {name!r}",
                 f"live sessions: {known}; `open URL --session {name}` starts it",
             )
-        if not SESSION_NAME.match(name):
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"invalid session name {name!r}",
-                "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
-            )
-        async with self._create_lock:
-            # Two first calls on one session name race here; the second finds the first's.
-            existing = self._sessions.get(name)
-            if existing is not None:
-                return existing
-            browser = await self.browser()
-            context = await browser.new_context(
-                viewport={
-                    "width": self.settings.viewport_width,
-                    "height": self.settings.viewport_height,
-                }
-            )
-            session = Session(
-                name,
-                context,
-                downloads_dir=self.settings.downloads_root / name,
-                dialog_policy=self.settings.dialogs,
-            )
-            self._sessions[name] = session
-            self._lost.discard(name)
-            return session
+        session = await self.pool.acquire(name, profile)
+        self._lost.pop(name, None)
+        if live is None:  # "" (not NULL): a session on no profile, so restore uses none
+            await asyncio.to_thread(self.store.set_session_status, name, "active", profile or "")
+        return session
+
+    def _suspended_error(self, name: str) -> SteadyhandError:
+        checkpoint = self.store.latest_checkpoint(name)
+        saved = ""
+        if checkpoint is not None:
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(checkpoint.ts))
+            urls = ", ".join(t["url"] for t in checkpoint.state.get("tabs", [])) or "no tabs"
+            saved = f" (checkpoint of {when}: {urls})"
+        return SteadyhandError(
+            ErrorCode.SESSION_SUSPENDED,
+            f"session {name!r} is suspended{saved}",
+            f"restore it with `session restore {name}`, or discard it with "
+            f"`close --session {name}`",
+            {"session": name},
+        )
 
     def sessions(self) -> list[Session]:
-        return list(self._sessions.values())
+        return self.pool.sessions()
 
-    def drain_lost(self) -> list[str]:
-        """Sessions lost to a browser crash since the last call (for the store)."""
-        lost, self._unreported = self._unreported, []
-        return lost
+    def context_count(self) -> int:
+        """Browser contexts open: the shared browser's, plus one per profile session."""
+        shared = len(self._browser.contexts) if self.browser_running and self._browser else 0
+        return shared + sum(1 for s in self.pool.sessions() if s.profile is not None)
+
+    def suspended(self) -> set[str]:
+        return set(self._suspended)
+
+    def lost(self) -> dict[str, str]:
+        return dict(self._lost)
+
+    def recovering(self) -> set[str]:
+        return set(self._recovering)
+
+    def load_suspended(self, names: set[str]) -> None:
+        """Sessions a previous daemon left: listed, and restorable with `restore`."""
+        self._suspended |= names
+
+    async def checkpoint(self, session: Session, reason: str) -> Checkpoint | None:
+        """Store the session's state now; None (logged) when the page does not answer."""
+        viewport = self._viewport()
+        current = session.current_tab_id
+        if current is not None:
+            size = session.tabs[current].page.viewport_size
+            if size:
+                viewport = {"width": size["width"], "height": size["height"]}
+        try:
+            state = await asyncio.wait_for(capture(session, viewport), CHECKPOINT_TIMEOUT_S)
+        except Exception as exc:
+            log.warning("checkpoint of %s (%s) failed: %r", session.name, reason, exc)
+            return None
+        saved = await asyncio.to_thread(self.store.save_checkpoint, session.name, reason, state)
+        session.checkpointed_urls = session.urls()
+        session.actions_since_checkpoint = 0
+        return saved
+
+    async def after_command(self, session: Session, acted: bool) -> None:
+        """Checkpoint when the session navigated (or opened/closed a tab) or every N acts."""
+        if self.pool.get(session.name) is not session:
+            return
+        session.actions_since_checkpoint += int(acted)
+        every = self.settings.checkpoint_every
+        if session.urls() != session.checkpointed_urls:
+            await self.checkpoint(session, "navigation")
+        elif every > 0 and session.actions_since_checkpoint >= every:
+            await self.checkpoint(session, f"{every} actions")
+
+    async def suspend(self, name: str) -> Checkpoint | None:
+        """Checkpoint a live session, close it and free its slot; `restore` brings it back."""
+        session = await self.session(name)
+        saved = await self.checkpoint(session, "suspend")
+        await self._release(session)
+        self._suspended.add(name)
+        await asyncio.to_thread(self.store.set_session_status, name, "suspended")
+        return saved
 
     async def close_session(self, name: str) -> None:
-        session = await self.session(name)
-        del self._sessions[name]
-        await session.close()
+        """Close a session for good: tabs, cookies, storage and its checkpoints are gone."""
+        live = self.pool.get(name)
+        if live is None and name not in self._suspended and name not in self._lost:
+            await self.session(name)  # unknown_session
+        if live is not None:
+            await self._release(live)
+        self._suspended.discard(name)
+        self._lost.pop(name, None)
+        await asyncio.to_thread(self.store.forget_checkpoints, name)
+        await asyncio.to_thread(self.store.set_session_status, name, "closed")
+
+    async def _release(self, session: Session) -> None:
+        await self.pool.release(session.name)
+        if session.profile is not None:
+            self.profiles.unlock(session.profile)
+
+    async def restore(self, name: str) -> dict[str, Any]:
+        """Recreate a suspended (or lost) session from its last checkpoint."""
+        check_session_name(name)
+        if self.pool.get(name) is not None:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"session {name!r} is active; there is nothing to restore",
+                "suspend it first (`session suspend NAME`) to restore its checkpoint",
+            )
+        checkpoint = await asyncio.to_thread(self.store.latest_checkpoint, name)
+        if checkpoint is None:
+            raise SteadyhandError(
+                ErrorCode.NOT_FOUND,
+                f"session {name!r} has no checkpoint to restore",
+                "`sessions` lists what can be restored; `open URL --session NAME` starts anew",
+            )
+        opening = asyncio.get_running_loop().create_task(self._reopen(name, checkpoint, "restore"))
+        self._recovering[name] = opening  # commands on it wait, `sessions` says so
+        try:
+            report = await asyncio.shield(opening)
+        finally:
+            if self._recovering.get(name) is opening:
+                del self._recovering[name]
+        self._suspended.discard(name)
+        return report
+
+    async def _reopen(
+        self, name: str, checkpoint: Checkpoint, why: str, previous: Session | None = None
+    ) -> dict[str, Any]:
+        """Open the session from `checkpoint`; what was restored and lost."""
+        profile = self._profile_of(name)
+        state = checkpoint.state
+        session = await self.pool.acquire(name, profile, state, wait_ms=self.pool.wait_ms)
+        try:
+            restored, lost = await restore_tabs(
+                session, state, RESTORE_TAB_TIMEOUT_MS, with_local=profile is None
+            )
+        except Exception:
+            await self._release(session)
+            raise
+        if previous is not None:
+            # Refs handed out before name nothing in the reloaded pages: keep them known,
+            # so they are refused as stale rather than as never issued.
+            for tab_id, tab in session.tabs.items():
+                if tab_id in previous.registries:
+                    tab.refs = session.registries[tab_id] = previous.registries[tab_id]
+        session.checkpointed_urls = session.urls()
+        self._lost.pop(name, None)
+        await asyncio.to_thread(self.store.set_session_status, name, "active", profile)
+        return {
+            "from": checkpoint.ts,
+            "reason": why,
+            "restored": restored,
+            "lost": lost,
+            "last_action": checkpoint.last_action,
+        }
+
+    def _profile_of(self, name: str) -> str | None:
+        for row in self.store.session_rows():
+            if row.name == name:
+                return row.profile or None
+        return None
+
+    # ----------------------------------------------------------------- profiles
+
+    async def export_profile(self, name: str) -> dict[str, Any]:
+        """The profile's cookies and localStorage as a Playwright storage state."""
+        live = next((s for s in self.pool.sessions() if s.profile == name), None)
+        if live is not None:
+            return dict(await live.context.storage_state())
+        with self.profiles.locked(name, "profile export"):
+            context = await self._launch_profile(name, self._viewport())
+            try:
+                return dict(await context.storage_state())
+            finally:
+                await context.close()
+
+    async def import_profile(self, name: str, state: dict[str, Any]) -> None:
+        """Add a storage state's cookies and localStorage to a profile (created if new)."""
+        if not self.profiles.exists(name):
+            self.profiles.create(name)
+        with self.profiles.locked(name, "profile import"):
+            context = await self._launch_profile(name, self._viewport())
+            try:
+                await seed_profile(context, state, CHECKPOINT_TIMEOUT_S)
+            finally:
+                await context.close()
+
+    def _viewport(self) -> dict[str, int]:
+        return {"width": self.settings.viewport_width, "height": self.settings.viewport_height}
+
+    # ----------------------------------------------------------------- recovery
+
+    def _on_context_close(self, session: Session) -> None:
+        if session.closing or self._closing or self.pool.get(session.name) is not session:
+            return
+        self.pool.drop(session.name)
+        if session.profile is not None:
+            self.profiles.unlock(session.profile)
+        elif self._browser is not None and session.context.browser is self._browser:
+            # Only the browser's death closes a context we did not close. Its "disconnected"
+            # event may come later: do not hand the dead browser to the recovery.
+            dead, self._browser = self._browser, None
+            asyncio.get_running_loop().create_task(_close_quietly(dead))
+        self.start_recovery(session.name, "the browser exited unexpectedly", session)
+
+    async def lost_under(self, session: Session, wait_s: float = 2.0) -> bool:
+        """Whether `session` died unexpectedly (and is recovered or recovering).
+
+        A call that saw its page close may hear before the engine does: wait for the news.
+        """
+        deadline = time.monotonic() + wait_s
+        while self.pool.get(session.name) is session:
+            if session.closing or time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return not session.closing and (
+            session.name in self._recovering or self.pool.get(session.name) is not None
+        )
+
+    def start_recovery(
+        self, name: str, why: str, previous: Session | None = None, close_first: bool = False
+    ) -> asyncio.Task[Any]:
+        """Recreate the session from its checkpoint in the background (once at a time)."""
+        running = self._recovering.get(name)
+        if running is not None:
+            return running
+        log.warning("recovering session %s: %s", name, why)
+        task = asyncio.get_running_loop().create_task(
+            self._recover(name, why, previous, close_first)
+        )
+        self._recovering[name] = task
+        task.add_done_callback(lambda _t: self._recovering.pop(name, None))
+        return task
+
+    async def recover(self, name: str, why: str) -> None:
+        """Close a live but unhealthy session and recreate it from its checkpoint."""
+        session = self.pool.get(name)
+        await self.start_recovery(name, why, session, close_first=session is not None)
+
+    async def _recover(
+        self, name: str, why: str, previous: Session | None, close_first: bool
+    ) -> None:
+        started = time.monotonic()
+        if close_first and previous is not None:
+            await self._release(previous)
+        try:
+            checkpoint = await asyncio.to_thread(self.store.latest_checkpoint, name)
+            if checkpoint is None:
+                raise RuntimeError("it had no checkpoint")
+            report = await self._reopen(name, checkpoint, why, previous)
+        except Exception as exc:
+            self._lost[name] = f"{why}; it could not be restored: {exc}"
+            log.error("session %s lost: %s", name, self._lost[name])
+            await asyncio.to_thread(self.store.set_session_status, name, "lost")
+            return
+        self.recoveries += 1
+        report["recovery_ms"] = round((time.monotonic() - started) * 1000, 1)
+        session = self.pool.get(name)
+        if session is not None:
+            session.recovered = report
+        log.warning("session %s recovered in %.0f ms", name, report["recovery_ms"])
+
+    # ----------------------------------------------------------------- shutdown
 
     async def shutdown(self) -> None:
-        """Close every session, the browser and the driver; safe to call twice."""
+        """Checkpoint and close every session (suspended, restorable), the browser, the driver.
+
+        Safe to call twice.
+        """
         self._closing = True
-        sessions = list(self._sessions.values())
-        self._sessions.clear()
-        # Side by side: a wedged page costs its 5 s once, not once per session.
-        results = await asyncio.gather(
-            *(asyncio.wait_for(s.close(), 5) for s in sessions), return_exceptions=True
-        )
-        for session, result in zip(sessions, results, strict=True):
-            if isinstance(result, BaseException):
-                log.warning("closing session %s failed: %r", session.name, result)
+        await self.health.stop()
+        for task in list(self._recovering.values()):
+            task.cancel()
+        sessions = self.pool.sessions()
+        await asyncio.gather(*(self.checkpoint(s, "shutdown") for s in sessions))
+        await self.pool.shutdown()
+        for session in sessions:
+            if session.profile is not None:
+                self.profiles.unlock(session.profile)
+            await asyncio.to_thread(self.store.set_session_status, session.name, "suspended")
         if self._browser is not None:
             try:
                 await asyncio.wait_for(self._browser.close(), 10)
@@ -163,3 +468,19 @@ class Engine:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
+
+
+async def _close_quietly(browser: Browser) -> None:
+    try:
+        await asyncio.wait_for(browser.close(), 5)
+    except Exception as exc:
+        log.info("closing a dead browser: %r", exc)
+
+
+def _launch_failed(path: object, exc: BaseException) -> SteadyhandError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return SteadyhandError(
+        ErrorCode.BROWSER_CRASHED,
+        f"Chromium at {path} failed to start: {first}",
+        "run `chromium --headless --version` to check the binary; see daemon.log",
+    )

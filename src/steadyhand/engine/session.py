@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import BrowserContext, Page
 
@@ -61,33 +62,60 @@ class Session:
         context: BrowserContext,
         downloads_dir: Path | None = None,
         dialog_policy: str = "report",
+        profile: str | None = None,
     ) -> None:
         self.name = name
         self.context = context
+        self.profile = profile  # a persistent profile's name; None for a throwaway context
         self.downloads_dir = downloads_dir or Path("downloads") / name
         self.dialog_policy = dialog_policy
         self.created_at = time.time()
         self.tabs: dict[str, Tab] = {}
-        self._next_tab = 1
+        self.next_tab = 1
         self._current: str | None = None
+        # What the last recovery restored and lost: reported by the next command, once.
+        self.recovered: dict[str, Any] | None = None
+        self.closing = False  # set before a close we asked for (any other close is a loss)
+        self.actions_since_checkpoint = 0
+        self.checkpointed_urls: dict[str, str] = {}
+        self.on_crash: Callable[[str], None] | None = None  # called with a crashed tab's id
+        # Every tab's ref registry, closed tabs' too: a recovery keeps old refs known.
+        self.registries: dict[str, RefRegistry] = {}
         context.on("page", self._adopt)
 
     def _adopt(self, page: Page) -> None:
         self.adopt(page)
 
-    def adopt(self, page: Page) -> Tab:
-        """Give every page of the context a tab id, including popups the page opens."""
+    def adopt(self, page: Page, tab_id: str | None = None) -> Tab:
+        """Give every page of the context a tab id, including popups the page opens.
+
+        `tab_id`: the id to give it (a restored tab keeps the one it had).
+        """
         for tab in self.tabs.values():
             if tab.page is page:
+                if tab_id is not None and tab_id != tab.id and tab_id not in self.tabs:
+                    self.tabs[tab_id] = self.tabs.pop(tab.id)
+                    self.registries[tab_id] = self.registries.pop(tab.id, tab.refs)
+                    tab.id = tab_id
                 return tab
         events = PageEvents(page, self.downloads_dir, self.dialog_policy)
         events.attach()
-        tab = Tab(id=f"t{self._next_tab}", page=page, events=events)
-        self._next_tab += 1
+        if tab_id is None or tab_id in self.tabs:
+            tab_id = f"t{self.next_tab}"
+        tab = Tab(id=tab_id, page=page, events=events)
+        self.registries[tab_id] = tab.refs
+        number = tab_id[1:]
+        if number.isdigit():
+            self.next_tab = max(self.next_tab, int(number) + 1)
         self.tabs[tab.id] = tab
         attach_page_log(tab.log, page)
         page.on("close", lambda _page: self.forget(tab.id))
+        page.on("crash", lambda _page: self.on_crash(tab.id) if self.on_crash else None)
         return tab
+
+    def urls(self) -> dict[str, str]:
+        """Each open tab's URL, by tab id."""
+        return {t.id: t.page.url for t in self.tabs.values() if not t.page.is_closed()}
 
     def forget(self, tab_id: str) -> None:
         self.tabs.pop(tab_id, None)
@@ -124,4 +152,5 @@ class Session:
         return self._current if self._current in self.tabs else None
 
     async def close(self) -> None:
+        self.closing = True
         await self.context.close()

@@ -13,7 +13,7 @@ import socket
 import sys
 import time
 
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 TYPE_CHECKING = False  # see errors.py
@@ -171,11 +171,11 @@ def start_daemon(settings: Settings) -> int:
             if time.monotonic() > deadline:
                 raise
         time.sleep(0.05)
-    env = dict(
-        os.environ,
-        STEADYHAND_STATE_DIR=str(settings.state_dir),
-        STEADYHAND_HEADLESS="1" if settings.headless else "0",
-    )
+    # The daemon runs on exactly these settings (the caller's file and environment, and
+    # anything a library caller or a test set on the object).
+    env = dict(os.environ)
+    for name, value in settings.as_dict().items():
+        env[ENV_PREFIX + name.upper()] = str(int(value) if isinstance(value, bool) else value)
     log_fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(

@@ -43,7 +43,21 @@ MIGRATIONS: list[str] = [
     ALTER TABLE action_log ADD COLUMN artifacts_json TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE action_log ADD COLUMN result_json TEXT;
     """,
+    # Sessions that survive: a profile per session, and checkpoints to restore from.
+    """
+    ALTER TABLE sessions ADD COLUMN profile TEXT;
+    CREATE TABLE checkpoints (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        session      TEXT NOT NULL,
+        ts           REAL NOT NULL,
+        reason       TEXT NOT NULL,
+        last_action  INTEGER NOT NULL,
+        state_json   TEXT NOT NULL
+    );
+    CREATE INDEX checkpoints_session ON checkpoints (session, id);
+    """,
 ]
+KEEP_CHECKPOINTS = 3  # per session: the newest, and two to fall back on
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -62,6 +76,24 @@ class ActionRow:
     retries: int = 0
     artifacts: tuple[str, ...] = ()
     result: dict[str, Any] | None = None  # the result, or the error with its data
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    session: str
+    ts: float
+    reason: str
+    last_action: int  # the action_log id of the last action the state includes
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    name: str
+    status: str
+    profile: str | None
+    created_at: float
+    updated_at: float
 
 
 class Store:
@@ -103,15 +135,86 @@ class Store:
         with self._lock:
             return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def set_session_status(self, name: str, status: str) -> None:
+    def set_session_status(self, name: str, status: str, profile: str | None = None) -> None:
+        """Record a session's status (and its profile, when given)."""
         now = time.time()
         with self._lock:
             self._db.execute(
-                "INSERT INTO sessions (name, status, created_at, updated_at) VALUES (?, ?, ?, ?)"
+                "INSERT INTO sessions (name, status, created_at, updated_at, profile)"
+                " VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET status = excluded.status,"
-                " updated_at = excluded.updated_at",
-                (name, status, now, now),
+                " updated_at = excluded.updated_at,"
+                " profile = COALESCE(excluded.profile, sessions.profile)",
+                (name, status, now, now, profile),
             )
+
+    def session_rows(self) -> list[SessionRow]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, status, profile, created_at, updated_at FROM sessions ORDER BY name"
+            ).fetchall()
+        return [SessionRow(*row) for row in rows]
+
+    def save_checkpoint(self, session: str, reason: str, state: dict[str, Any]) -> Checkpoint:
+        """Store the session's state as its newest checkpoint (older ones beyond a few go)."""
+        now = time.time()
+        payload = json.dumps(state, sort_keys=True)
+        with self._lock:
+            last = self._db.execute(
+                "SELECT COALESCE(MAX(id), 0) FROM action_log WHERE session = ?", (session,)
+            ).fetchone()[0]
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT INTO checkpoints (session, ts, reason, last_action, state_json)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (session, now, reason, last, payload),
+                )
+                self._db.execute(
+                    "DELETE FROM checkpoints WHERE session = ? AND id NOT IN (SELECT id FROM"
+                    " checkpoints WHERE session = ? ORDER BY id DESC LIMIT ?)",
+                    (session, session, KEEP_CHECKPOINTS),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return Checkpoint(session, now, reason, int(last), state)
+
+    def latest_checkpoint(self, session: str) -> Checkpoint | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT ts, reason, last_action, state_json FROM checkpoints WHERE session = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (session,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Checkpoint(session, row[0], row[1], row[2], json.loads(row[3]))
+
+    def checkpoint_times(self) -> dict[str, float]:
+        """Each session's newest checkpoint time."""
+        with self._lock:
+            rows = self._db.execute("SELECT session, MAX(ts) FROM checkpoints GROUP BY session")
+            return {name: float(ts) for name, ts in rows.fetchall()}
+
+    def last_actions(self) -> dict[str, ActionRow]:
+        """Each session's newest action_log row."""
+        with self._lock:
+            ids = [
+                int(r[0])
+                for r in self._db.execute(
+                    "SELECT MAX(id) FROM action_log WHERE session IS NOT NULL GROUP BY session"
+                ).fetchall()
+            ]
+        if not ids:
+            return {}
+        rows = self._rows(f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids), len(ids))
+        return {row.session: row for row in rows if row.session is not None}
+
+    def forget_checkpoints(self, session: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM checkpoints WHERE session = ?", (session,))
 
     def retire_sessions(self, status: str, new_status: str) -> int:
         """Move every session with `status` to `new_status`; return how many moved."""
@@ -159,17 +262,20 @@ class Store:
             )
             return int(cursor.lastrowid or 0)
 
-    def actions(self, session: str | None = None, limit: int = 1000) -> list[ActionRow]:
-        """The action log, oldest first, optionally for one session."""
+    def actions(
+        self, session: str | None = None, limit: int = 1000, after: int = 0
+    ) -> list[ActionRow]:
+        """The action log, oldest first, optionally for one session or after an id."""
+        if session is None:
+            return self._rows("WHERE id > ?", (after,), limit)
+        return self._rows("WHERE id > ? AND session = ?", (after, session), limit)
+
+    def _rows(self, where: str, args: tuple[Any, ...], limit: int) -> list[ActionRow]:
         query = (
             "SELECT id, ts, session, tab, command, params_json, ok, error_code, error_message,"
-            " duration_ms, retries, artifacts_json, result_json FROM action_log"
+            f" duration_ms, retries, artifacts_json, result_json FROM action_log {where}"
+            " ORDER BY id DESC LIMIT ?"
         )
-        args: tuple[Any, ...] = ()
-        if session is not None:
-            query += " WHERE session = ?"
-            args = (session,)
-        query += " ORDER BY id DESC LIMIT ?"
         with self._lock:
             rows = self._db.execute(query, (*args, limit)).fetchall()
         return [

@@ -1,0 +1,156 @@
+"""Commands for persistent profiles: create, list, delete, export, import."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from steadyhand.call import Call
+from steadyhand.commands.table import Params, Result, command, file_path, positional
+from steadyhand.engine.profiles import ProfileInfo
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.artifacts import requested_path
+
+
+class ProfileParams(Params):
+    name: str = positional("profile name")
+
+
+class Profile(Result):
+    name: str
+    path: str = Field(description="the profile's Chromium user-data dir")
+    created_at: float
+    size_bytes: int
+    in_use_by: str | None = Field(description="the session that has it open")
+
+
+def profile_result(info: ProfileInfo) -> Profile:
+    return Profile(
+        name=info.name,
+        path=info.path,
+        created_at=info.created_at,
+        size_bytes=info.size_bytes,
+        in_use_by=info.in_use_by,
+    )
+
+
+@command("profile.create", touches_page=False, timeout="short")
+async def profile_create(call: Call, params: ProfileParams) -> Profile:
+    """Create a persistent profile (open sessions on it with `open URL --profile NAME`)."""
+    return profile_result(await asyncio.to_thread(call.engine.profiles.create, params.name))
+
+
+class ProfileList(Result):
+    profiles: list[Profile]
+
+
+@command("profile.list", touches_page=False, timeout="short")
+async def profile_list(call: Call, params: Params) -> ProfileList:
+    """List persistent profiles, their size and the session using each."""
+    infos = await asyncio.to_thread(call.engine.profiles.list)
+    return ProfileList(profiles=[profile_result(i) for i in infos])
+
+
+class Deleted(Result):
+    deleted: str
+
+
+@command("profile.delete", touches_page=False, timeout="short")
+async def profile_delete(call: Call, params: ProfileParams) -> Deleted:
+    """Delete a profile and everything Chromium kept in it (refused while it is open)."""
+    await asyncio.to_thread(call.engine.profiles.delete, params.name)
+    return Deleted(deleted=params.name)
+
+
+class ExportParams(ProfileParams):
+    out: str | None = file_path("write the storage state to this file (0600) instead")
+
+
+class Exported(Result):
+    name: str
+    path: str | None = Field(description="the file written, when --out was given")
+    cookies: int
+    origins: int
+    state: dict[str, Any] | None = Field(description="the storage state, without --out")
+
+
+@command("profile.export", touches_page=False, timeout="long")
+async def profile_export(call: Call, params: ExportParams) -> Exported:
+    """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
+    state = await call.engine.export_profile(params.name)
+    path = None
+    if params.out:
+        target = requested_path(params.out, "profile export")
+        await asyncio.to_thread(write_private, target, json.dumps(state, indent=2))
+        path = str(target)
+    return Exported(
+        name=params.name,
+        path=path,
+        cookies=len(state.get("cookies", [])),
+        origins=len(state.get("origins", [])),
+        state=None if path else state,
+    )
+
+
+class ImportParams(ProfileParams):
+    file: str | None = file_path("a Playwright storage-state JSON file", positional=True)
+
+
+class Imported(Result):
+    name: str
+    cookies: int
+    origins: int
+
+
+@command("profile.import", touches_page=False, timeout="long")
+async def profile_import(call: Call, params: ImportParams) -> Imported:
+    """Import a storage-state JSON file (cookies, localStorage) into a profile."""
+    if not params.file:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "profile import needs a storage-state file",
+            "`profile import NAME FILE`; `profile export NAME --out FILE` writes one",
+        )
+    state = read_state(requested_path(params.file, "profile import"))
+    await call.engine.import_profile(params.name, state)
+    return Imported(name=params.name, cookies=len(state["cookies"]), origins=len(state["origins"]))
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (it holds cookies)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A storage state from a file, checked for the shape Playwright writes."""
+    try:
+        state = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SteadyhandError(
+            ErrorCode.NOT_FOUND, f"no file {path}", "give the path `profile export` wrote"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"{path} is not a storage-state JSON file: {exc}",
+            'expected {"cookies": [...], "origins": [...]} as `profile export` writes',
+        ) from None
+    if (
+        not isinstance(state, dict)
+        or not isinstance(state.get("cookies", []), list)
+        or not isinstance(state.get("origins", []), list)
+    ):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"{path} is not a storage-state JSON file",
+            'expected {"cookies": [...], "origins": [...]} as `profile export` writes',
+        )
+    return {"cookies": state.get("cookies", []), "origins": state.get("origins", [])}
