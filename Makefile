@@ -37,6 +37,7 @@ spec: $(STAMP)
 bench: $(STAMP) chromium compile
 	$(PY) bench/cli_latency.py
 	$(PY) bench/snapshot.py
+	$(PY) bench/sessions.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

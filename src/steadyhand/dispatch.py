@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from steadyhand.actions.evidence import failure_screenshot
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.redact import redact
 
@@ -144,9 +145,9 @@ async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> A
     """
     try:
         return await command.handler(call, params)
-    except PlaywrightError as exc:
+    except (PlaywrightError, SteadyhandError) as exc:
         session = call.session_used
-        if session is None or not CLOSED.search(str(exc)):
+        if session is None or not _browser_gone(exc, session):
             raise
         if not await runtime.engine.lost_under(session):
             raise
@@ -156,6 +157,13 @@ async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> A
     call.restart()
     await call.session()  # waits for the recovery
     return await command.handler(call, params)
+
+
+def _browser_gone(exc: Exception, session: Session) -> bool:
+    """Whether a failure looks like the browser going away (its pages close first)."""
+    if isinstance(exc, SteadyhandError):
+        return exc.code == ErrorCode.UNKNOWN_TAB and not session.tabs
+    return bool(CLOSED.search(str(exc)))
 
 
 def _validate(command: Command, raw: dict[str, Any]) -> Any:

@@ -211,10 +211,10 @@ def test_evaluate_errors_are_reported(daemon: Daemon, site: str) -> None:
 
 
 @pytest.fixture
-def no_evaluate_daemon(fresh_daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> Iterator[Daemon]:
-    monkeypatch.setenv("STEADYHAND_ALLOW_EVALUATE", "0")
-    rpc_client.start_daemon(fresh_daemon.settings)
-    yield fresh_daemon
+def no_evaluate_daemon(fresh_daemon: Daemon) -> Iterator[Daemon]:
+    locked = Daemon(fresh_daemon.settings.replace(allow_evaluate=False))
+    rpc_client.start_daemon(locked.settings)  # the daemon runs on exactly these settings
+    yield locked  # (fresh_daemon stops it: same state dir)
 
 
 def test_evaluate_can_be_turned_off(no_evaluate_daemon: Daemon, site: str) -> None:

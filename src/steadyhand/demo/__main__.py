@@ -87,6 +87,8 @@ def main() -> int:
         path = re.search(r'"path": "([^"]+)"', shot)
         steadyhand("tabs")
     finally:
+        # Done with the session: closed, not kept as a suspended one for the next run.
+        steadyhand("close", expect="any")
         steadyhand("daemon", "stop", expect="any")
         server.shutdown()
     show_action_log(state_dir / "steadyhand.sqlite")
