@@ -317,3 +317,28 @@ def test_a_hung_page_is_detected_and_its_session_recovered(
     assert "health probes failed 3 times" in back["recovered"]["reason"]
     assert "did not answer" in back["recovered"]["reason"]
     assert "click" in " ".join(back["recovered"]["lost"]), "the freezing click was after it"
+
+
+def test_a_crashed_tab_is_noticed_at_once_and_its_session_recovered(
+    daemon_factory: Callable[..., Daemon], site: str
+) -> None:
+    # Probes are 30 s apart here: the renderer's crash event alone must start the recovery.
+    d = daemon_factory()
+    log_in(d, "tab-crash", site, "Ada")
+    renderers = [
+        pid
+        for pid in owned_tree(d.settings.state_dir)
+        if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert renderers, "the logged-in tab has a renderer process"
+    for pid in renderers:
+        os.kill(pid, signal.SIGKILL)
+
+    def recovered() -> bool:
+        (me,) = [s for s in d.call("sessions")["sessions"] if s["name"] == "tab-crash"]
+        return bool(me["health"] and me["health"]["recoveries"] == 1 and me["status"] == "active")
+
+    assert wait_until(recovered, 20)
+    back = d.call("snapshot", session="tab-crash")
+    assert "Logged in as Ada" in back["snapshot"]
+    assert "tab t1 crashed" in back["recovered"]["reason"], back["recovered"]

@@ -136,7 +136,7 @@ class HealthMonitor:
         if health.failures >= self.threshold and self.engine.pool.get(session.name) is session:
             health.status = "recovering"
             health.recoveries += 1
-            why = f"health probes failed {health.failures} times: {failed}"
+            why = failed if crashed else f"health probes failed {health.failures} times: {failed}"
             await self.engine.recover(session.name, why)
             health.failures = 0
             health.crashed_tabs.clear()
