@@ -138,7 +138,7 @@ class NameParams(Params):
 
 class Suspended(Result):
     suspended: str
-    checkpoint_at: float | None = Field(description="None: the page did not answer in time")
+    checkpoint_at: float = Field(description="when the state it restores from was saved")
     tabs: list[str]
 
 
@@ -147,8 +147,8 @@ async def session_suspend(call: Call, params: NameParams) -> Suspended:
     """Checkpoint a session and close it, freeing its slot; `session restore` reopens it."""
     name = params.name or call.session_name
     saved = await call.engine.suspend(name)
-    tabs = [f"{t['id']} {t['url']}" for t in saved.state["tabs"]] if saved else []
-    return Suspended(suspended=name, checkpoint_at=saved.ts if saved else None, tabs=tabs)
+    tabs = [f"{t['id']} {t['url']}" for t in saved.state["tabs"]]
+    return Suspended(suspended=name, checkpoint_at=saved.ts, tabs=tabs)
 
 
 class Restored(Result):

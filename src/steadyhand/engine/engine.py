@@ -252,10 +252,17 @@ class Engine:
         elif every > 0 and session.actions_since_checkpoint >= every:
             await self.checkpoint(session, f"{every} actions")
 
-    async def suspend(self, name: str) -> Checkpoint | None:
+    async def suspend(self, name: str) -> Checkpoint:
         """Checkpoint a live session, close it and free its slot; `restore` brings it back."""
         session = await self.session(name)
         saved = await self.checkpoint(session, "suspend")
+        if saved is None:  # closing now would lose the state: keep the session as it is
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"session {name!r} could not be checkpointed (a page did not answer); "
+                "it stays active",
+                "see `sessions` for its health; `close --session NAME` discards it",
+            )
         await self._release(session)
         self._suspended.add(name)
         await asyncio.to_thread(self.store.set_session_status, name, "suspended")
