@@ -3,6 +3,8 @@ engine getting through them (or saying exactly why not) within its deadline."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 import time
 from pathlib import Path
 
@@ -211,3 +213,50 @@ def test_newsletter_modal_and_chat_widget_over_the_target(daemon: Daemon, site: 
     send = find_ref(page, "button", "Send")
     done = daemon.call("click", session=s, ref=send)
     assert [(w["kind"], w["action"]) for w in done["watchdog"]] == [("chat-widget", "hidden")]
+
+
+class SlowServer(http.server.ThreadingHTTPServer):
+    hits = 0
+
+
+class SlowHandler(http.server.BaseHTTPRequestHandler):
+    """`/start`: a button that navigates to `/slow`, which answers after 3 s."""
+
+    server: SlowServer
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/slow"):
+            self.server.hits += 1
+            time.sleep(3.0)
+            body = b"<!doctype html><title>Slow</title><h1>Arrived</h1>"
+        else:
+            body = (
+                b"<!doctype html><title>Start</title>"
+                b"<button onclick=\"location.href='/slow'\">Go slowly</button>"
+            )
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_click_whose_navigation_outlasts_its_try_is_not_clicked_again(daemon: Daemon) -> None:
+    # The click is dispatched at once; Playwright then waits for the navigation it started,
+    # longer than one try's share of the deadline. Another try would click a page in the
+    # middle of leaving, or find its ref stale: the click is done, and reported once.
+    server = SlowServer(("127.0.0.1", 0), SlowHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        s = "slow-nav"
+        daemon.call("open", session=s, url=f"http://127.0.0.1:{server.server_address[1]}/start")
+        go = find_ref(daemon.snapshot(s), "button", "Go slowly")
+        done = daemon.call("click", session=s, ref=go, timeout="8s")
+        assert done["ok"] and done["retries"] == 0, done
+        daemon.call("wait", session=s, text="Arrived", timeout="10s")
+        assert server.hits == 1, "clicked once"
+    finally:
+        server.shutdown()

@@ -342,3 +342,15 @@ def test_a_crashed_tab_is_noticed_at_once_and_its_session_recovered(
     back = d.call("snapshot", session="tab-crash")
     assert "Logged in as Ada" in back["snapshot"]
     assert "tab t1 crashed" in back["recovered"]["reason"], back["recovered"]
+
+
+def test_suspend_keeps_a_session_whose_state_cannot_be_saved(
+    daemon_factory: Callable[..., Daemon], site: str
+) -> None:
+    d = daemon_factory(health_interval_s=0)  # no breaker: the hung page stays hung
+    d.call("open", session="frozen", url=f"{site}/{ACCOUNT}/hang.html")
+    d.call("click", session="frozen", ref=find_ref(d.snapshot("frozen"), "button", "Freeze"))
+    time.sleep(2.0)  # the loop starts 1.5 s after the click
+    refused = d.fail("session.suspend", name="frozen")
+    assert refused.code == "timeout" and "stays active" in refused.message, refused
+    assert statuses(d)["frozen"] == "active", "not closed with its state unsaved"

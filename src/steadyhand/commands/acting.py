@@ -12,6 +12,7 @@ import time
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import Field
 
 from steadyhand.actions.retry import Retryable
@@ -118,17 +119,32 @@ async def click(call: Call, params: ClickParams) -> ActionResult:
     return await act.result("click", params.ref)
 
 
+CLICK_DONE = "click action done"  # Playwright's call log, once the click was dispatched
+
+
 async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
     """One try of a click on the element `spec` names.
 
     Playwright dispatches the click only once its checks pass, and blocks events that would
-    land on another element, so a click that timed out did nothing: the next try (after the
-    watchdog has had another look) may click again. A trial click first would leave a gap
-    in which a late modal covers the element and the real click waits out the deadline.
+    land on another element, so a click that timed out before "click action done" did
+    nothing: the next try (after the watchdog has had another look) may click again. A
+    trial click first would leave a gap in which a late modal covers the element and the
+    real click waits out the deadline.
     """
     async with act.target(spec) as aim:
         await act.ready(aim)
-        await act.actionable(aim, lambda ms: aim.handle.click(timeout=ms, **options))
+
+        async def click(ms: float) -> None:
+            try:
+                await aim.handle.click(timeout=ms, **options)
+            except PlaywrightTimeout as exc:
+                # Dispatched, then the wait for the navigation it started ran out: the
+                # click happened (a slow server, a loaded machine); clicking again would
+                # act twice or find the page gone. The result reports where the tab is.
+                if CLICK_DONE not in str(exc):
+                    raise
+
+        await act.actionable(aim, click)
 
 
 # ---------------------------------------------------------------------- typing
