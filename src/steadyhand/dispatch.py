@@ -73,20 +73,15 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
                 TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
-        if call.outcome.get("recovered"):
-            data["recovered"] = await asyncio.to_thread(
-                recovery_report, runtime, params.session, call.outcome["recovered"]
-            )
+        if await _report_recovery(runtime, call):
+            data["recovered"] = call.outcome["recovered"]
     except Exception as exc:
         if isinstance(exc, SteadyhandError):
             error = exc
         else:
             closed = call is not None and call.tab_closed()
             error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
-        if call is not None and call.outcome.get("recovered"):
-            call.outcome["recovered"] = await asyncio.to_thread(
-                recovery_report, runtime, call.session_name, call.outcome["recovered"]
-            )
+        await _report_recovery(runtime, call)  # _explain puts it in the error's data
         await _explain(runtime, command, call, error, started)
         await _record(
             runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
@@ -117,6 +112,16 @@ def changes_page(name: str) -> bool:
     )
 
 
+async def _report_recovery(runtime: Runtime, call: Call | None) -> bool:
+    """Complete the recovery this command's session went through, if any (see below)."""
+    if call is None or not call.outcome.get("recovered"):
+        return False
+    call.outcome["recovered"] = await asyncio.to_thread(
+        recovery_report, runtime, call.session_name, call.outcome["recovered"]
+    )
+    return True
+
+
 def recovery_report(runtime: Runtime, session: str, report: dict[str, Any]) -> dict[str, Any]:
     """A recovery as the agent reads it: actions after the checkpoint count as lost."""
     report = dict(report)
@@ -139,9 +144,9 @@ def recovery_report(runtime: Runtime, session: str, report: dict[str, Any]) -> d
 async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> Any:
     """The handler; once more on the recovered session when the browser died under it.
 
-    The first run reached a closed browser, so it did nothing there; the second runs on
-    the session as its checkpoint restored it (refs from before are stale there, and say
-    so), and its result reports the recovery.
+    Whatever the first run did died with that browser; the second runs on the session as
+    its checkpoint restored it (refs from before are stale there, and say so), and its
+    result reports the recovery.
     """
     try:
         return await command.handler(call, params)
