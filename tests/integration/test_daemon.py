@@ -82,6 +82,22 @@ def test_concurrent_first_calls_share_one_daemon(fresh_daemon: Daemon) -> None:
         t.join()
     assert len(results) == 3 and len(set(results)) == 1
     assert d.pid() == results[0]
+    # A daemon spawned by a losing caller must not take over once the winner stops.
+    d.stop()
+    time.sleep(2.0)
+    left = [
+        pid
+        for pid in os.listdir("/proc")
+        if pid.isdigit() and _cwd(pid) == str(d.settings.state_dir)
+    ]
+    assert left == [] and d.pid() is None, left
+
+
+def _cwd(pid: str) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return ""
 
 
 def test_sigterm_closes_every_browser(fresh_daemon: Daemon, site: str) -> None:

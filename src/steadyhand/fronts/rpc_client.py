@@ -193,7 +193,13 @@ def start_daemon(settings: Settings) -> int:
     while time.monotonic() < deadline:
         try:
             status = request(settings, "daemon.status", {}, 5.0)
-            return int(status["pid"])
+            pid = int(status["pid"])
+            if pid != process.pid and process.poll() is None:
+                # A racing caller's daemon answered first. Ours never got the lock; left
+                # alone it could take it once that daemon stops, and run on unasked.
+                process.kill()
+                process.wait()
+            return pid
         except SteadyhandError as exc:
             if exc.code != ErrorCode.DAEMON_UNAVAILABLE:
                 raise
