@@ -90,6 +90,15 @@ _KINDS = {
     "health_interval_s": "float",
     "health_probe_ms": "int",
     "health_failures": "int",
+    "http_host": "str",
+    "http_port": "int",
+    "http_allow_remote": "bool",
+    "http_max_body_bytes": "int",
+    "approval_names": "str",
+    "approval_domains": "str",
+    "approval_uploads": "bool",
+    "approval_timeout_s": "float",
+    "approval_webhook": "str",
 }
 
 
@@ -142,6 +151,23 @@ def _defaults() -> dict[str, Any]:
         "health_interval_s": 30.0,
         "health_probe_ms": 5_000,
         "health_failures": 3,
+        # HTTP API (`steadyhand serve --http`): loopback only unless http_allow_remote; a
+        # bearer token from http.token in the state dir; request bodies capped.
+        "http_host": "127.0.0.1",
+        "http_port": 8787,
+        "http_allow_remote": False,
+        "http_max_body_bytes": 1 << 20,
+        # Approval gate (nothing is gated by default): a click, check, press or download on
+        # an element whose accessible name matches approval_names (a case-insensitive
+        # regex, e.g. "pay|buy|place order|delete|confirm|submit payment"), a navigation to
+        # one of approval_domains (comma-separated; subdomains included), and uploads when
+        # approval_uploads, wait for `steadyhand approve ID`, up to approval_timeout_s, then
+        # are denied. approval_webhook, when set, is POSTed each request as JSON.
+        "approval_names": "",
+        "approval_domains": "",
+        "approval_uploads": False,
+        "approval_timeout_s": 120.0,
+        "approval_webhook": "",
     }
 
 
@@ -180,6 +206,15 @@ class Settings:
     health_interval_s: float
     health_probe_ms: int
     health_failures: int
+    http_host: str
+    http_port: int
+    http_allow_remote: bool
+    http_max_body_bytes: int
+    approval_names: str
+    approval_domains: str
+    approval_uploads: bool
+    approval_timeout_s: float
+    approval_webhook: str
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)
@@ -237,6 +272,10 @@ class Settings:
     @property
     def profiles_dir(self) -> Path:
         return self.state_dir / "profiles"
+
+    @property
+    def http_token_path(self) -> Path:
+        return self.state_dir / "http.token"
 
     @property
     def artifacts_dir(self) -> Path:

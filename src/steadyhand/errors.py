@@ -85,7 +85,22 @@ _BY_RPC_CODE = {cls.rpc_code: code for code, cls in ERROR_CLASSES.items()}
 
 
 class SteadyhandError(Exception):
-    """A failure every front can report: code, message, hint and optional data."""
+    """A failure every front can report: code, message, hint and optional data.
+
+    `SteadyhandError(code, ...)` is an instance of that code's own class (`StaleRefError`
+    for `stale_ref`, ...), in the daemon and in clients alike, so callers can catch one code
+    by type; every class is still a SteadyhandError.
+    """
+
+    def __new__(
+        cls,
+        code: ErrorCode | str,
+        message: str = "",
+        hint: str = "",
+        data: dict[str, Any] | None = None,
+    ) -> SteadyhandError:
+        target = _BY_CODE.get(ErrorCode(code), cls) if cls is SteadyhandError else cls
+        return super().__new__(target)
 
     def __init__(
         self,
@@ -130,6 +145,130 @@ class SteadyhandError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}" + (f" (hint: {self.hint})" if self.hint else "")
+
+
+class BadRequestError(SteadyhandError):
+    """The input is wrong: a param, a value, a setting or a usage error."""
+
+
+class UnknownCommandError(SteadyhandError):
+    """No command of that name."""
+
+
+class InvalidUrlError(SteadyhandError):
+    """A URL that is not one a page can be opened at."""
+
+
+class UnknownSessionError(SteadyhandError):
+    """No session of that name."""
+
+
+class UnknownTabError(SteadyhandError):
+    """No tab of that id in the session."""
+
+
+class NotFoundError(SteadyhandError):
+    """A ref never handed out, or nothing matched a locator."""
+
+
+class StaleRefError(SteadyhandError):
+    """The ref's element is gone (its page changed): take a new snapshot."""
+
+
+class AmbiguousError(SteadyhandError):
+    """Several elements matched where one was needed."""
+
+
+class NotActionableError(SteadyhandError):
+    """The element is there but hidden, covered, disabled or moving."""
+
+
+class VerificationFailedError(SteadyhandError):
+    """The action ran but the page did not show its effect."""
+
+
+class DialogOpenError(SteadyhandError):
+    """A JavaScript dialog blocks the tab: answer it with `dialog`."""
+
+
+class ActionFailedError(SteadyhandError):
+    """The browser refused the action."""
+
+
+class CommandTimeoutError(SteadyhandError):
+    """The command did not finish within its deadline."""
+
+
+class NavigationFailedError(SteadyhandError):
+    """A page load failed (network, TLS, refused)."""
+
+
+class BrowserNotFoundError(SteadyhandError):
+    """No Chromium to launch."""
+
+
+class BrowserCrashedError(SteadyhandError):
+    """The browser or the tab's renderer died."""
+
+
+class PoolExhaustedError(SteadyhandError):
+    """Every session slot is taken."""
+
+
+class ProfileInUseError(SteadyhandError):
+    """The profile is open in another session."""
+
+
+class SessionSuspendedError(SteadyhandError):
+    """The session is suspended: `session restore NAME` brings it back."""
+
+
+class DaemonUnavailableError(SteadyhandError):
+    """No daemon answers on the socket."""
+
+
+class PolicyDeniedError(SteadyhandError):
+    """A setting forbids this."""
+
+
+class ApprovalDeniedError(SteadyhandError):
+    """A person denied the action, or nobody approved it in time."""
+
+
+class InternalError(SteadyhandError):
+    """A bug: see daemon.log."""
+
+
+_BY_CODE: dict[ErrorCode, type[SteadyhandError]] = {
+    ErrorCode.BAD_REQUEST: BadRequestError,
+    ErrorCode.UNKNOWN_COMMAND: UnknownCommandError,
+    ErrorCode.INVALID_URL: InvalidUrlError,
+    ErrorCode.UNKNOWN_SESSION: UnknownSessionError,
+    ErrorCode.UNKNOWN_TAB: UnknownTabError,
+    ErrorCode.NOT_FOUND: NotFoundError,
+    ErrorCode.STALE_REF: StaleRefError,
+    ErrorCode.AMBIGUOUS: AmbiguousError,
+    ErrorCode.NOT_ACTIONABLE: NotActionableError,
+    ErrorCode.VERIFICATION_FAILED: VerificationFailedError,
+    ErrorCode.DIALOG_OPEN: DialogOpenError,
+    ErrorCode.ACTION_FAILED: ActionFailedError,
+    ErrorCode.TIMEOUT: CommandTimeoutError,
+    ErrorCode.NAVIGATION_FAILED: NavigationFailedError,
+    ErrorCode.BROWSER_NOT_FOUND: BrowserNotFoundError,
+    ErrorCode.BROWSER_CRASHED: BrowserCrashedError,
+    ErrorCode.POOL_EXHAUSTED: PoolExhaustedError,
+    ErrorCode.PROFILE_IN_USE: ProfileInUseError,
+    ErrorCode.SESSION_SUSPENDED: SessionSuspendedError,
+    ErrorCode.DAEMON_UNAVAILABLE: DaemonUnavailableError,
+    ErrorCode.POLICY_DENIED: PolicyDeniedError,
+    ErrorCode.APPROVAL_DENIED: ApprovalDeniedError,
+    ErrorCode.INTERNAL: InternalError,
+}
+
+
+def error_type(code: ErrorCode | str) -> type[SteadyhandError]:
+    """The exception class of one code."""
+    return _BY_CODE[ErrorCode(code)]
 
 
 def exit_code_for(code: ErrorCode | str) -> int:

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 SPEC_PATH = Path(__file__).with_name("cli_spec.json")
+# Fronts that run as their own program, each generated from the command table; they import
+# what they need (pydantic, Starlette, the MCP SDK) only when asked for.
+FRONTS = {
+    "serve": ("steadyhand.fronts.http", "serve the HTTP API on loopback (`serve --help`)"),
+    "mcp": ("steadyhand.fronts.mcp", "run the MCP server over stdio or HTTP (`mcp --help`)"),
+    "tools": ("steadyhand.fronts.tools", "print tool schemas for LLM APIs (`tools --help`)"),
+}
 STOP_WAIT_S = 30.0
 Spec = dict[str, "Any"]
 
@@ -65,7 +72,10 @@ def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
     parser = Parser(
         prog="steadyhand",
         description="Reliable hands for AI agents: snapshot -> ref -> act on Chromium.",
-        epilog="Exit codes: 0 ok, 2 bad input, 3 ref/element problem (snapshot again), "
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Fronts:\n"
+        + "".join(f"  {name:<8}{doc}\n" for name, (_, doc) in FRONTS.items())
+        + "\nExit codes: 0 ok, 2 bad input, 3 ref/element problem (snapshot again), "
         "4 timeout or navigation, 5 browser, 6 daemon, 7 policy, 1 internal.",
     )
     _global_options(parser, spec["globals"], None)
@@ -248,6 +258,11 @@ def report_error(exc: SteadyhandError, as_json: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in FRONTS:
+        import importlib
+
+        front: Any = importlib.import_module(FRONTS[argv[0]][0])
+        return int(front.main(argv[1:]))
     as_json = "--json" in argv
     try:
         spec = load_spec()
