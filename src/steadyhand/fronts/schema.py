@@ -16,6 +16,9 @@ from pydantic import BaseModel
 
 from steadyhand.commands import Command
 
+# Not offered to agents (MCP tools, LLM tool schemas): stopping the daemon ends every other
+# agent's sessions too. The CLI, JSON-RPC, HTTP and the Python client keep it.
+AGENT_HIDDEN = frozenset({"daemon.stop"})
 OUR_MARKERS = ("positional", "sensitive", "file_path", "title")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 

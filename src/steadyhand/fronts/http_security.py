@@ -1,0 +1,229 @@
+"""What every HTTP front (the API, MCP over HTTP) puts in front of the command table.
+
+- Bind: loopback only unless the caller explicitly allows a remote bind.
+- Token: a random bearer token of 32 bytes in `http.token` (0600) in the state dir,
+  compared in constant time; 401 without it.
+- CSRF and DNS rebinding: a mutating request a browser marks `Sec-Fetch-Site: cross-site`,
+  or one whose Origin is not a loopback origin, gets 403; a Host header that is not the
+  address we listen on (or a loopback name) gets 403 too.
+- Body cap: a request body over the limit gets 413 before it is read whole.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_BYTES = 32
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
+
+
+def load_or_create_token(settings: Settings) -> str:
+    """The API token, created on first use: 32 random bytes, URL-safe, in a 0600 file."""
+    ensure_private_dir(settings.state_dir)
+    path = settings.http_token_path
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_token(path)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _read_token(path: Path) -> str:
+    info = path.stat()
+    if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"the token file {path} is readable by others (mode {info.st_mode & 0o777:o})",
+            f"remove it (a new one is made) or `chmod 600 {path}`",
+        )
+    token = path.read_text().strip()
+    if len(token) < 43:  # 32 bytes, base64url
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"the token in {path} is shorter than {TOKEN_BYTES} random bytes",
+            "remove the file: a new token is made on the next start",
+        )
+    return token
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and names that resolve only to them."""
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(name, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
+
+
+def check_bind(host: str, allow_remote: bool) -> None:
+    """Refuse a non-loopback bind unless it is explicitly allowed."""
+    if not allow_remote and not is_loopback_host(host):
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"refusing to listen on {host}: not a loopback address, and the API drives a "
+            "browser with your cookies",
+            "listen on 127.0.0.1 (the default); if you must, pass --allow-remote (or set "
+            "http_allow_remote) and put TLS in front",
+        )
+
+
+class Guard:
+    """ASGI middleware: token, CSRF/Origin and Host checks, body cap; then the app."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        max_body_bytes: int,
+        allowed_hosts: frozenset[str] = frozenset(),
+    ) -> None:
+        self.app = app
+        self._token = token.encode()
+        self.max_body_bytes = max_body_bytes
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self.refusal(scope["method"], headers)
+        if refusal is not None:
+            status, code, message, hint = refusal
+            await _reply(send, status, code, message, hint)
+            return
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
+            await _reply(
+                send,
+                413,
+                "body_too_large",
+                f"the request body is over {self.max_body_bytes} bytes",
+                "send smaller params (put long text in a file)",
+            )
+            return
+        await self.app(scope, self._capped(receive, send), send)
+
+    def refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str, str, str] | None:
+        """(status, code, message, hint) for a request that must not reach the app."""
+        host = headers.get("host", "")
+        if not self._host_allowed(host):
+            return (
+                403,
+                "forbidden",
+                f"Host {host!r} is not this server's address",
+                "call the API at the address it listens on (DNS-rebinding guard)",
+            )
+        given = headers.get("authorization", "")
+        scheme, _, credential = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            credential.strip().encode(), self._token
+        ):
+            return (
+                401,
+                "unauthorized",
+                "missing or wrong bearer token",
+                "send `Authorization: Bearer <token>`; the token is in http.token in the state dir",
+            )
+        if method.upper() not in SAFE_METHODS:
+            if headers.get("sec-fetch-site", "").lower() == "cross-site":
+                return (
+                    403,
+                    "forbidden",
+                    "cross-site request refused",
+                    "the API takes requests from local programs, not from web pages",
+                )
+            origin = headers.get("origin")
+            if origin is not None and not _loopback_origin(origin):
+                return (
+                    403,
+                    "forbidden",
+                    f"request from origin {origin!r} refused",
+                    "the API takes requests from local programs, not from web pages",
+                )
+        return None
+
+    def _host_allowed(self, host: str) -> bool:
+        if not host:
+            return True  # HTTP/1.0 clients may send none; the token still decides
+        name = urlsplit("//" + host).hostname or ""
+        return name in self.allowed_hosts or is_literal_loopback(name)
+
+    def _capped(self, receive: Receive, send: Send) -> Receive:
+        seen = 0
+        limit = self.max_body_bytes
+
+        async def capped() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        return capped
+
+
+class BodyTooLarge(Exception):
+    """A chunked body went over the cap while the app read it."""
+
+
+def is_literal_loopback(name: str) -> bool:
+    """Loopback by its spelling alone (no DNS: a Host header is the attacker's to choose)."""
+    name = name.strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _loopback_origin(origin: str) -> bool:
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and is_literal_loopback(parts.hostname or "")
+
+
+def error_body(code: str, message: str, hint: str) -> bytes:
+    return json.dumps(
+        {"ok": False, "error": {"code": code, "message": message, "hint": hint}}
+    ).encode()
+
+
+async def _reply(send: Send, status: int, code: str, message: str, hint: str) -> None:
+    body = error_body(code, message, hint)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="steadyhand"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
