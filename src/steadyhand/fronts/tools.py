@@ -1,0 +1,408 @@
+"""Tool schemas for LLM APIs, generated from the command table, and a dispatcher for calls.
+
+Two shapes, both from COMMANDS:
+
+- one flat `browser` tool (in the spirit of OpenClaw's): `action` names a command, and
+  `action: "act"` takes a `request` object whose `kind` names an acting command;
+- granular tools, one per command (`snapshot`, `click`, `tab_new`, ...).
+
+Schemas use no `anyOf`/`oneOf` (several providers reject them). `dispatch(call)` runs a
+tool call as OpenAI, Anthropic or Gemini sends it and returns the tool-result message
+that provider expects, so an agent loop needs a few lines:
+
+    for call in response_tool_calls:
+        messages.append(steadyhand.tools.dispatch(call))
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from steadyhand.commands import COMMANDS, Command
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts.agent_text import error_text, result_text
+from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema
+
+FORMATS = ("openai", "anthropic", "gemini")
+STYLES = ("flat", "granular", "all")
+FLAT_NAME = "browser"
+ACT = "act"
+# What Gemini's schema subset does not take (it answers 400 on them).
+GEMINI_DROPS = ("additionalProperties", "default", "exclusiveMinimum", "exclusiveMaximum")
+
+FLAT_DOC = (
+    "Drive a real Chromium browser. Loop: `snapshot` returns the page as an accessibility "
+    "tree where each element you can act on has a ref like e12; act on refs with "
+    "action='act' and request={kind: 'click', ref: 'e12'} (or type, fill, select, ...). "
+    "Refs stay valid while the element lives; on stale_ref, take a new snapshot. Act "
+    "results include `changes` (what the action changed), so a new snapshot is rarely "
+    "needed. Errors say `error [code]: message` and a hint on what to do."
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A provider-neutral tool: name, description, JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+def agent_commands() -> list[Command]:
+    return [c for name, c in COMMANDS.items() if name not in AGENT_HIDDEN]
+
+
+def tool_name(command: str) -> str:
+    """`tab.new` -> `tab_new`: providers allow [A-Za-z0-9_-] in names."""
+    return command.replace(".", "_")
+
+
+def granular_tools() -> list[ToolSpec]:
+    return [ToolSpec(tool_name(c.name), c.doc, params_schema(c)) for c in agent_commands()]
+
+
+def flat_tool() -> ToolSpec:
+    """One `browser` tool: every non-acting command an `action`, acting ones `act` kinds."""
+    acting = [c for c in agent_commands() if c.acts]
+    others = [c for c in agent_commands() if not c.acts]
+    request = _merged(acting)
+    request["properties"] = {
+        "kind": {
+            "type": "string",
+            "enum": [c.name for c in acting],
+            "description": "the action: " + "; ".join(f"{c.name}: {c.doc}" for c in acting),
+        },
+        **request["properties"],
+    }
+    request["required"] = ["kind"]
+    request["description"] = "for action='act': what to do, and on which ref"
+    top = _merged(others)
+    properties = {
+        "action": {
+            "type": "string",
+            "enum": [c.name for c in others] + [ACT],
+            "description": "the command: "
+            + "; ".join(f"{c.name}: {c.doc}" for c in others)
+            + f"; {ACT}: act on the page (see request)",
+        },
+        "request": request,
+        **top["properties"],
+    }
+    parameters = {
+        "type": "object",
+        "properties": properties,
+        "required": ["action"],
+        "additionalProperties": False,
+    }
+    return ToolSpec(FLAT_NAME, FLAT_DOC, parameters)
+
+
+def _merged(commands: Iterable[Command]) -> dict[str, Any]:
+    """Every param of these commands in one object; a name used with different meanings
+    says which command means what, and keeps only the constraints all of them share."""
+    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for command in commands:
+        for name, schema in params_schema(command)["properties"].items():
+            seen.setdefault(name, []).append((command.name, schema))
+    properties: dict[str, Any] = {}
+    for name, uses in seen.items():
+        first = dict(uses[0][1])
+        for _, other in uses[1:]:
+            first = {k: v for k, v in first.items() if other.get(k) == v or k == "description"}
+        descriptions = {s.get("description", "") for _, s in uses}
+        if len(descriptions) > 1:
+            first["description"] = "; ".join(f"{c}: {s.get('description', '')}" for c, s in uses)
+        first.pop("default", None)  # defaults differ per command; the command applies its own
+        properties[name] = first
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def tool_schemas(fmt: str = "openai", style: str = "all") -> list[dict[str, Any]]:
+    """The tools in one provider's format."""
+    if fmt not in FORMATS:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, f"unknown format {fmt!r}", f"one of {', '.join(FORMATS)}"
+        )
+    if style not in STYLES:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, f"unknown style {style!r}", f"one of {', '.join(STYLES)}"
+        )
+    specs = ([flat_tool()] if style in ("flat", "all") else []) + (
+        granular_tools() if style in ("granular", "all") else []
+    )
+    return [_in_format(spec, fmt) for spec in specs]
+
+
+def _in_format(spec: ToolSpec, fmt: str) -> dict[str, Any]:
+    if fmt == "openai":
+        return {
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+            },
+        }
+    if fmt == "anthropic":
+        return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": gemini_schema(spec.parameters),
+    }
+
+
+def gemini_schema(node: Any) -> Any:
+    """Gemini's subset: no additionalProperties/defaults; a map (an object with no fixed
+    properties) is a JSON string instead, which `dispatch` parses back."""
+    if isinstance(node, list):
+        return [gemini_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "object" and not node.get("properties"):
+        description = node.get("description", "")
+        return {"type": "string", "description": f"{description} (a JSON object)".strip()}
+    out = {k: gemini_schema(v) for k, v in node.items() if k not in GEMINI_DROPS}
+    if "properties" in node:
+        out["properties"] = {k: gemini_schema(v) for k, v in node["properties"].items()}
+    return out
+
+
+# ---------------------------------------------------------------- calls
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    provider: str  # openai | anthropic | gemini | plain
+    id: str | None
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    text: str
+    is_error: bool
+    data: Any  # the command's JSON result, or the error's dict
+
+
+def parse_call(call: Any) -> ToolCall:
+    """Read a tool call in any provider's shape (objects from their SDKs too)."""
+    raw = _as_dict(call)
+    if "function" in raw:  # OpenAI chat completions
+        function = _as_dict(raw["function"])
+        return ToolCall("openai", raw.get("id"), function["name"], _args(function["arguments"]))
+    if raw.get("type") == "function_call":  # OpenAI responses API
+        return ToolCall("openai", raw.get("call_id"), raw["name"], _args(raw["arguments"]))
+    if raw.get("type") == "tool_use":
+        return ToolCall("anthropic", raw.get("id"), raw["name"], _args(raw.get("input")))
+    if "functionCall" in raw:
+        raw = _as_dict(raw["functionCall"])
+        return ToolCall("gemini", raw.get("id"), raw["name"], _args(raw.get("args")))
+    if "name" in raw and "args" in raw:
+        return ToolCall("gemini", raw.get("id"), raw["name"], _args(raw["args"]))
+    if "name" in raw:
+        return ToolCall("plain", raw.get("id"), raw["name"], _args(raw.get("arguments")))
+    raise SteadyhandError(
+        ErrorCode.BAD_REQUEST,
+        "not a tool call: " + json.dumps(raw, default=str)[:200],
+        "pass the tool call object as the provider returned it",
+    )
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    for method in ("model_dump", "to_dict"):
+        if hasattr(value, method):
+            out: dict[str, Any] = getattr(value, method)()
+            return out
+    return dict(vars(value))
+
+
+def _args(arguments: Any) -> dict[str, Any]:
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"tool arguments are not JSON: {exc}",
+                "send the arguments as one JSON object",
+            ) from exc
+    if not isinstance(arguments, dict):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, "tool arguments must be an object", "send a JSON object"
+        )
+    return dict(arguments)
+
+
+def to_command(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(command, params) for a tool call to the flat tool or a granular one."""
+    if name == FLAT_NAME:
+        args = dict(arguments)
+        action = args.pop("action", None)
+        request = args.pop("request", None)
+        if action == ACT:
+            if not isinstance(request, dict) or "kind" not in request:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    "action 'act' needs request.kind",
+                    "e.g. {action: 'act', request: {kind: 'click', ref: 'e12'}}",
+                )
+            request = dict(request)
+            command = str(request.pop("kind"))
+            args = request | args
+            allowed = {c.name for c in agent_commands() if c.acts}
+        else:
+            if request is not None:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"request is only for action 'act', not {action!r}",
+                    "put the command's params beside `action`",
+                )
+            command = str(action)
+            allowed = {c.name for c in agent_commands() if not c.acts}
+        if command not in allowed:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{command!r} is not a{' kind' if action == ACT else 'n action'} of the "
+                "browser tool",
+                "one of: " + ", ".join(sorted(allowed)),
+            )
+    else:
+        by_tool = {tool_name(c.name): c.name for c in agent_commands()}
+        if name not in by_tool:
+            raise SteadyhandError(
+                ErrorCode.UNKNOWN_COMMAND,
+                f"no tool named {name!r}",
+                "tools: " + ", ".join(sorted(by_tool)),
+            )
+        command, args = by_tool[name], dict(arguments)
+    return command, _maps_from_strings(COMMANDS[command], args)
+
+
+def _maps_from_strings(command: Command, args: dict[str, Any]) -> dict[str, Any]:
+    """A map param sent as a JSON string (Gemini's schema has no free-form objects)."""
+    for name, schema in params_schema(command)["properties"].items():
+        if (
+            schema.get("type") == "object"
+            and not schema.get("properties")
+            and isinstance(args.get(name), str)
+        ):
+            try:
+                args[name] = json.loads(args[name])
+            except json.JSONDecodeError as exc:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"{name} is not a JSON object: {exc}",
+                    'e.g. {"e5": "alice", "e7": "secret"}',
+                ) from exc
+    return args
+
+
+UNREAD = ToolCall("plain", None, "", {})  # a call that could not be read
+
+
+async def arun(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
+    """Run one tool call on an async `steadyhand.Client`; errors become error results."""
+    parsed = UNREAD
+    try:
+        parsed = parse_call(call)
+        command, params = to_command(parsed.name, parsed.arguments)
+        data = await client.call(command, **params)
+    except SteadyhandError as exc:
+        return parsed, ToolResult(error_text(exc), True, exc.to_dict())
+    return parsed, ToolResult(result_text(data), False, data)
+
+
+def run(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
+    """`arun` on a `steadyhand.SyncClient`."""
+    parsed = UNREAD
+    try:
+        parsed = parse_call(call)
+        command, params = to_command(parsed.name, parsed.arguments)
+        data = client.call(command, **params)
+    except SteadyhandError as exc:
+        return parsed, ToolResult(error_text(exc), True, exc.to_dict())
+    return parsed, ToolResult(result_text(data), False, data)
+
+
+def result_message(call: ToolCall, result: ToolResult) -> dict[str, Any]:
+    """The tool-result message the call's provider expects back."""
+    if call.provider == "openai":
+        return {"role": "tool", "tool_call_id": call.id, "content": result.text}
+    if call.provider == "anthropic":
+        return {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": result.text,
+            "is_error": result.is_error,
+        }
+    if call.provider == "gemini":
+        key = "error" if result.is_error else "output"
+        response: dict[str, Any] = {"name": call.name, "response": {key: result.text}}
+        if call.id:
+            response["id"] = call.id
+        return {"functionResponse": response}
+    return {"name": call.name, "content": result.text, "is_error": result.is_error}
+
+
+_default: dict[str, Any] = {}
+_default_lock = threading.Lock()
+
+
+def _default_client() -> Any:
+    """One SyncClient on the daemon for `dispatch` calls that bring none."""
+    with _default_lock:
+        if "client" not in _default:
+            from steadyhand.client import SyncClient
+
+            _default["client"] = SyncClient()
+        return _default["client"]
+
+
+def dispatch(call: Any, client: Any = None) -> dict[str, Any]:
+    """Run a tool call (any provider's shape) and return the provider's tool-result message.
+
+    `client` is a `steadyhand.SyncClient`; by default one on the daemon (started if needed).
+    Errors are results too (`is_error`), never exceptions: the model reads and recovers.
+    """
+    parsed, result = run(call, client or _default_client())
+    return result_message(parsed, result)
+
+
+async def adispatch(call: Any, client: Any) -> dict[str, Any]:
+    """`dispatch` for async agent loops, on a `steadyhand.Client`."""
+    parsed, result = await arun(call, client)
+    return result_message(parsed, result)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="steadyhand tools",
+        description="Print tool schemas for LLM APIs, generated from the command table.",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="openai")
+    parser.add_argument(
+        "--style",
+        choices=STYLES,
+        default="all",
+        help="flat: one `browser` tool; granular: one tool per command; all: both",
+    )
+    args = parser.parse_args(argv)
+    try:
+        sys.stdout.write(json.dumps(tool_schemas(args.format, args.style), indent=2) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has all it wanted
+        sys.stdout = None  # no flush of a closed pipe at exit
+    return 0
