@@ -26,10 +26,9 @@ COMBINATORS = {"anyOf", "oneOf", "allOf", "$ref", "$defs"}
 
 
 def _parameters(fmt: str, tool: dict[str, Any]) -> dict[str, Any]:
-    if fmt == "openai":
-        schema: dict[str, Any] = tool["function"]["parameters"]
-        return schema
-    return tool["input_schema"] if fmt == "anthropic" else tool["parameters"]
+    key = {"openai": "parameters", "anthropic": "input_schema", "gemini": "parameters"}[fmt]
+    schema: dict[str, Any] = (tool["function"] if fmt == "openai" else tool)[key]
+    return schema
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
