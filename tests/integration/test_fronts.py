@@ -171,3 +171,18 @@ def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, 
         assert stale["content"].startswith("error [not_found]:")
     finally:
         client.close()
+
+
+def test_a_client_outlives_its_daemon(fresh_daemon: Daemon) -> None:
+    """A pooled connection to a daemon that stopped is dropped; the call starts a new one."""
+
+    async def twice() -> tuple[int, int]:
+        async with steadyhand.Client(settings=fresh_daemon.settings) as client:
+            first = (await client.call("daemon.status"))["pid"]
+            assert fresh_daemon.cli("daemon", "stop").rc == 0
+            second = (await client.call("daemon.status"))["pid"]
+            return first, second
+
+    first, second = asyncio.run(twice())
+    assert first != second
+    assert fresh_daemon.pid() == second
