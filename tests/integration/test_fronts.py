@@ -131,6 +131,15 @@ def test_python_clients_on_the_daemon_and_in_process(
         assert client.call("snapshot")["tab"] == "t1", "the session lives on after bad input"
     assert (tmp_path / "local-state" / "steadyhand.sqlite").stat().st_mode & 0o777 == 0o600
 
+    async def in_process() -> str:
+        async with steadyhand.Engine(make_settings(tmp_path / "engine-state")) as engine:
+            await engine.open(url=f"{site}/form.html")
+            found = await engine.call("find", role="button", name="Place order")
+            text: str = found["text"]
+            return text
+
+    assert 'button "Place order" [ref=' in asyncio.run(in_process())
+
 
 def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, site: str) -> None:
     client = steadyhand.SyncClient(settings=daemon.settings, session="front-tools")
