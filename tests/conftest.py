@@ -7,7 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,16 @@ def cross_site() -> Iterator[str]:
     server = serve_directory(FIXTURES)
     yield f"http://localhost:{server.server_address[1]}"
     server.shutdown()
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    """Poll `check` until it holds or the time is up; its last answer."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
 
 
 @dataclass

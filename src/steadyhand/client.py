@@ -130,12 +130,7 @@ class DaemonBackend:
                 await writer.wait_closed()
 
 
-def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
-    """How long a client waits for a reply: the longest deadline the command may run under,
-    plus an approval's wait (it comes before the deadline starts), plus a grace period."""
-    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
-    approval_s = float(getattr(settings, "approval_timeout_s", 0.0))
-    return deadline_s + approval_s + rpc_client.REPLY_GRACE_S
+reply_wait_s = rpc_client.reply_wait_s  # the CLI's client and this one wait alike
 
 
 class LocalBackend:
@@ -175,6 +170,7 @@ class LocalBackend:
         async with self._lock:
             if self._runtime is not None:
                 runtime, self._runtime = self._runtime, None
+                runtime.stop_requested.set()  # approvals still waiting are cancelled
                 await runtime.engine.shutdown()
                 runtime.store.close()
 

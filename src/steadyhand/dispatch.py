@@ -1,4 +1,5 @@
-"""Run one command from the table: validate, run within its deadline, map errors, record.
+"""Run one command from the table: validate, approve, run within its deadline, map errors,
+record.
 
 Every front calls `execute`; none of them validates, times or logs on its own.
 """
@@ -18,6 +19,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import ValidationError
 
 from steadyhand.actions.evidence import failure_screenshot
+from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.engine.session import Session
@@ -64,6 +66,10 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
         )
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
+        if await gate(call, command.name, params, raw):
+            # The wait for a person is not the command's: its deadline starts once approved.
+            call.started = time.monotonic()
+            call.deadline = call.started + timeout_ms / 1000
         try:
             result = await asyncio.wait_for(_run(runtime, command, call, params), timeout_ms / 1000)
         except TimeoutError as exc:
@@ -73,6 +79,8 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
                 TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
+        if call.approval is not None:
+            data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
         if await _report_recovery(runtime, call):
             data["recovered"] = call.outcome["recovered"]
     except Exception as exc:

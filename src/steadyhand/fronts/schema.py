@@ -17,8 +17,10 @@ from pydantic import BaseModel
 from steadyhand.commands import Command
 
 # Not offered to agents (MCP tools, LLM tool schemas): stopping the daemon ends every other
-# agent's sessions too. The CLI, JSON-RPC, HTTP and the Python client keep it.
-AGENT_HIDDEN = frozenset({"daemon.stop"})
+# agent's sessions too, and approving is a person's decision (an agent approving its own
+# request would make the gate pointless). The CLI, JSON-RPC, HTTP and the Python client
+# keep them.
+AGENT_HIDDEN = frozenset({"daemon.stop", "approve", "deny"})
 OUR_MARKERS = ("positional", "sensitive", "file_path", "title")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 

@@ -97,6 +97,7 @@ class RefEntry:
     main_doc: str  # the tab's main document when the ref was handed out
     frame: int  # 0 for the main frame
     identity: Identity
+    url: str = ""  # a link's /url as the snapshot showed it: the approval gate reads it
 
     def label(self) -> str:
         name = self.identity.name
@@ -203,6 +204,7 @@ class RefRegistry:
                 main_doc=capture.main_doc,
                 frame=node.frame,
                 identity=found[node],
+                url=node.props.get("url", ""),
             )
             node.ref = ref
         if len(self._entries) > MAX_ENTRIES:
