@@ -150,6 +150,33 @@ def test_bad_input_is_400_and_leaves_daemon_and_session_alive(
     assert result(api, "snapshot", session=s)["title"] == "Form fixture"
 
 
+def test_inputs_that_once_were_500s_are_400s(
+    api: httpx.Client, site: str, daemon: Daemon, tmp_path: Path
+) -> None:
+    """Each of these reached an exception no layer mapped (found by probing every param)."""
+    s = "http-nasty"
+    result(api, "open", session=s, url=f"{site}/form.html")
+    result(api, "snapshot", session=s)
+    sent = {"Content-Type": "application/json"}
+    surrogate = b'{"session": "\\ud800"}'  # valid JSON, not valid Unicode
+    for body in (surrogate, b'{"session": "%s", "text": "\\udfff"}' % s.encode()):
+        error = error_of(api.post("/v1/wait", content=body, headers=sent), 400, "bad_request")
+        assert "not valid Unicode" in error["message"]
+    for depth in (40, 900, 965, 975):  # under and around the JSON decoder's own limit
+        nested = b'{"session": "%s", "fields": %s}' % (s.encode(), b"[" * depth + b"]" * depth)
+        error = error_of(api.post("/v1/fill", content=nested, headers=sent), 400, "bad_request")
+        assert "deep" in error["message"], error
+    error_of(post(api, "click", session=s, ref="e" + "9" * 5000), 404, "not_found")
+    error_of(post(api, "open", session=s, url="http://[::1"), 400, "invalid_url")
+    error_of(post(api, "open", session=s, url="http://a:99999/"), 400, "invalid_url")
+    nul = str(tmp_path / "a\0b.pdf")
+    error_of(post(api, "pdf", session=s, path=nul), 400, "bad_request")
+    error_of(post(api, "upload", session=s, ref="e1", files=[nul]), 400, "bad_request")
+    assert list(tmp_path.iterdir()) == []
+    assert result(api, "snapshot", session=s)["title"] == "Form fixture"
+    assert daemon.call("daemon.status")["pid"] == daemon.pid()
+
+
 def test_unknown_command_and_route(api: httpx.Client) -> None:
     unknown = error_of(post(api, "clack"), 404, "unknown_command")
     assert "did you mean 'click'" in unknown["hint"]

@@ -66,6 +66,8 @@ def build_app(
             return failed(exc.error_class.http_status, exc.to_dict())
         except BodyTooLarge:
             return too_large(settings.http_max_body_bytes)
+        except RecursionError:  # params the decoder took but the backend cannot re-encode
+            return failed(400, _bad("the params nest too deep").to_dict())
         except Exception as exc:
             return internal(request, exc)
 
@@ -102,7 +104,9 @@ async def read_params(request: Request) -> dict[str, Any]:
         return {}
     try:
         params = json.loads(body, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError as exc:
+        raise _bad("the params nest too deep") from exc
+    except ValueError as exc:
         raise _bad(f"the body is not JSON: {exc}") from exc
     if not isinstance(params, dict):
         raise _bad(f"the body is a JSON {type(params).__name__}, not an object of params")
