@@ -276,6 +276,16 @@ def test_non_loopback_bind_is_refused(daemon: Daemon) -> None:
         assert probe.connect_ex(("127.0.0.1", port)) != 0, "nothing listens"
 
 
+def test_busy_port_is_a_clear_error(daemon: Daemon) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        busy = run_cli("serve", "--http", "--port", port, env=daemon.env)
+    assert busy.rc == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.err, busy
+    assert "--port (0 picks a free one)" in busy.err and busy.out == ""
+
+
 def test_serve_needs_http(daemon: Daemon) -> None:
     bare = run_cli("serve", env=daemon.env)
     assert bare.rc == 2 and "serve needs --http" in bare.err and "steadyhand mcp" in bare.err

@@ -32,18 +32,17 @@ from schemathesis.specs.openapi.checks import (
 from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
-from tests.conftest import Daemon, make_settings
+from tests.conftest import Daemon, make_settings, running_daemon
 from tests.http_server import HttpServer, start_http
 
 pytestmark = pytest.mark.integration
 
-EXAMPLES = 20  # per operation, positive and negative together
+EXAMPLES = 15  # per operation, positive and negative together
 LIVE = "fuzz"
 SKIP = {"daemon.stop"}  # it would end the run
 # A page's failure, not ours: a URL that does not load, a deadline the case chose.
 GATEWAY = {(502, "navigation_failed"), (504, "timeout")}
-MAX_CASE_MS = 3_000
+MAX_CASE_MS = 2_000
 # Every case carries the token: test_http.py covers requests without it.
 CONFIG = schemathesis.Config.from_dict({"generation": {"with-security-parameters": False}})
 # The answer is one the document describes: a listed status, JSON, the listed schema.
@@ -73,10 +72,8 @@ def fuzz_settings(state_dir: Path) -> Settings:
 
 @pytest.fixture(scope="module")
 def fuzz_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    handle = Daemon(fuzz_settings(tmp_path_factory.mktemp("state")))
-    rpc_client.start_daemon(handle.settings)
-    yield handle
-    handle.stop()
+    with running_daemon(fuzz_settings(tmp_path_factory.mktemp("state"))) as handle:
+        yield handle
 
 
 @pytest.fixture(scope="module")
@@ -136,10 +133,11 @@ def tame(name: str, body: Any, files: Path, live: bool) -> Any:
 def ensure_live(daemon: Daemon, site: str) -> None:
     """The live session, with the form page open (a case may have closed or suspended it)."""
     status = {s["name"]: s["status"] for s in daemon.call("sessions")["sessions"]}.get(LIVE)
+    patient = 30_000  # the daemon's tiers are short; starting Chromium under load is not
     if status == "suspended":
-        daemon.call("session.restore", name=LIVE)
+        daemon.call("session.restore", name=LIVE, timeout=patient)
     elif status != "active":
-        daemon.call("open", session=LIVE, url=f"{site}/form.html")
+        daemon.call("open", session=LIVE, url=f"{site}/form.html", timeout=patient)
 
 
 def fuzz(

@@ -47,6 +47,7 @@ from steadyhand.fronts.http_security import (
 log = logging.getLogger("steadyhand.http")
 
 JSON = "application/json"
+LISTEN_HINT = "choose another --port (0 picks a free one) or --host"
 
 
 def build_app(
@@ -262,11 +263,8 @@ def listen(host: str, port: int) -> socket.socket:
             sock.close()
             raise
     except (OSError, OverflowError) as exc:
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"cannot listen on {host}:{port}: {exc}",
-            "choose another --port (0 picks a free one) or --host",
-        ) from exc
+        why = f"cannot listen on {host}:{port}: {exc}"
+        raise SteadyhandError(ErrorCode.BAD_REQUEST, why, LISTEN_HINT) from exc
     sock.set_inheritable(False)
     return sock
 
