@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -128,13 +129,22 @@ def make_settings(state_dir: Path, **overrides: Any) -> Settings:
     return Settings.load(state_dir=state_dir, **({"max_sessions": 64} | overrides))
 
 
+@contextlib.contextmanager
+def running_daemon(settings: Settings) -> Iterator[Daemon]:
+    """A daemon started on `settings`, stopped on the way out."""
+    handle = Daemon(settings)
+    rpc_client.start_daemon(settings)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     """One running daemon shared by a test module; each test uses its own session names."""
-    handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
-    rpc_client.start_daemon(handle.settings)
-    yield handle
-    handle.stop()
+    with running_daemon(make_settings(tmp_path_factory.mktemp("state"))) as handle:
+        yield handle
 
 
 @pytest.fixture

@@ -31,6 +31,9 @@ log = logging.getLogger("steadyhand.dispatch")
 # What Playwright says when the page, context or browser went away under a call.
 CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
 
+# Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
+MAX_DEPTH = 32
+
 TIMEOUT_HINT = (
     "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
     "and other tabs are unaffected: take a new snapshot to see why, close the tab, or raise "
@@ -51,6 +54,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             + "commands: "
             + ", ".join(sorted(COMMANDS)),
         )
+    _check_raw(command, raw)  # before the try: such params cannot even be logged
     started = time.monotonic()
     session_name = str(raw.get("session") or "default")
     call: Call | None = None
@@ -177,6 +181,38 @@ def _browser_gone(exc: Exception, session: Session) -> bool:
     if isinstance(exc, SteadyhandError):
         return exc.code == ErrorCode.UNKNOWN_TAB and not session.tabs
     return bool(CLOSED.search(str(exc)))
+
+
+def _check_raw(command: Command, raw: dict[str, Any]) -> None:
+    """Refuse what no command takes and nothing downstream can hold: params nested deeper
+    than MAX_DEPTH (redaction and the store recurse), and lone surrogates (JSON allows
+    `"\\ud800"`; no store, log or page takes it).
+
+    A loop, not recursion: params may nest as deep as the JSON decoder allowed."""
+    pending: list[tuple[str, int, Any]] = [("params", 0, raw)]
+    while pending:
+        where, depth, value = pending.pop()
+        if isinstance(value, dict | list) and depth >= MAX_DEPTH:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"bad params for {command.name}: {where} nests over {MAX_DEPTH} levels deep",
+                f"{command.name} takes: {', '.join(command.params.model_fields)}",
+            )
+        if isinstance(value, dict):
+            pending.extend(("a key of " + where, depth, k) for k in value)
+            pending.extend((f"{where}.{ascii(k)[1:-1]}", depth + 1, v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", depth + 1, v) for i, v in enumerate(value))
+        elif isinstance(value, str) and not value.isascii():
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"bad params for {command.name}: {where}: the text is not valid Unicode "
+                    "(it holds a lone surrogate)",
+                    "send UTF-8 text; \\u escapes of surrogates must come in pairs",
+                ) from None
 
 
 def _validate(command: Command, raw: dict[str, Any]) -> Any:

@@ -225,7 +225,9 @@ class RefRegistry:
 
     def was_issued(self, ref: str) -> bool:
         """True for any ref this tab ever handed out, dead or alive."""
-        return is_ref(ref) and int(ref[1:]) < self._next
+        # By length first: int() refuses strings of over 4300 digits.
+        digits = ref[1:]
+        return is_ref(ref) and len(digits) <= len(str(self._next)) and int(digits) < self._next
 
     def _prune(self, capture: Capture) -> None:
         live = {n.ref for n in capture.root.walk() if n.ref is not None}
