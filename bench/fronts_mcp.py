@@ -22,30 +22,23 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
+from cli_latency import FIXTURES, timed  # this folder's: run as `python bench/fronts_mcp.py`
 from steadyhand.client import DaemonBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
+from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 
-FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "site"
 STARTS = 5  # server starts measured: each costs a process and its imports
-
-
-async def timed(samples: list[float], action: Callable[[], Awaitable[Any]]) -> Any:
-    started = time.perf_counter()
-    result = await action()
-    samples.append((time.perf_counter() - started) * 1000)
-    return result
 
 
 @contextlib.asynccontextmanager
@@ -67,35 +60,46 @@ async def tool(session: ClientSession, name: str, **arguments: Any) -> types.Cal
 
 
 def summary(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[round(0.95 * (len(ordered) - 1))]
+    """Median and 95th percentile."""
+    return statistics.median(samples), statistics.quantiles(samples, n=20)[-1]
+
+
+@contextlib.asynccontextmanager
+async def daemon_and_site() -> AsyncIterator[tuple[Settings, str]]:
+    """A daemon on a temp state dir and the fixture site: (its settings, the site's URL)."""
+    server = serve_directory(FIXTURES)
+    root = Path(tempfile.mkdtemp(prefix="sh-bench-mcp-"))
+    settings = Settings.load(state_dir=root / "state")
+    try:
+        rpc_client.start_daemon(settings)
+        yield settings, base_url(server)
+    finally:
+        with contextlib.suppress(SteadyhandError):
+            rpc_client.request(settings, "daemon.stop", {}, 30)
+        server.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 async def measure(n: int) -> dict[str, list[float]]:
-    server = serve_directory(FIXTURES)
-    url = f"{base_url(server)}/form.html"
-    root = Path(tempfile.mkdtemp(prefix="sh-bench-mcp-"))
-    settings = Settings.load(state_dir=root / "state")
-    env = dict(os.environ, STEADYHAND_STATE_DIR=str(settings.state_dir))
-    rpc_client.start_daemon(settings)
-    direct = DaemonBackend(settings, autostart=False)
     samples: dict[str, list[float]] = defaultdict(list)
-    try:
+    async with daemon_and_site() as (settings, site):
+        env = dict(os.environ, STEADYHAND_STATE_DIR=str(settings.state_dir))
+        url = f"{site}/form.html"
+
+        async def start() -> None:
+            async with mcp_client(env) as session:
+                await session.list_tools()
+
         for _ in range(STARTS):
-
-            async def start() -> None:
-                async with mcp_client(env) as session:
-                    await session.list_tools()
-
             await timed(samples["mcp start+list_tools"], start)
 
-        async with mcp_client(env) as session:
+        direct = DaemonBackend(settings, autostart=False)
+        mine = {"session": "bench-direct"}
+        async with mcp_client(env) as session, contextlib.aclosing(direct):
             await tool(session, "open", url=url)
             snap = await tool(session, "snapshot")
             assert isinstance(snap.structured_content, dict)
             mcp_ref = find_ref(snap.structured_content["snapshot"], "checkbox", "Gift wrap")
-
-            mine = {"session": "bench-direct"}
             await direct.call("open", mine | {"url": url})
             page = (await direct.call("snapshot", mine))["snapshot"]
             direct_ref = find_ref(page, "checkbox", "Gift wrap")
@@ -109,33 +113,32 @@ async def measure(n: int) -> dict[str, list[float]]:
                     samples["direct click"],
                     lambda: direct.call("click", mine | {"ref": direct_ref}),
                 )
-    finally:
-        await direct.aclose()
-        rpc_client.request(settings, "daemon.stop", {}, 30)
-        server.shutdown()
-        shutil.rmtree(root, ignore_errors=True)
     return samples
 
 
 def report(samples: dict[str, list[float]], n: int) -> None:
-    print(f"fronts_mcp: form fixture, n={n} each, interleaved; times in ms")
-    print(f"{'what':<22}{'median':>9}{'p95':>9}{'n':>5}")
-    for name, values in samples.items():
-        median, p95 = summary(values)
-        print(f"{name:<22}{median:>9.1f}{p95:>9.1f}{len(values):>5}")
-    print("\nMCP over stdio / DaemonBackend directly:")
+    """Each command over MCP beside the same over DaemonBackend, then the reference rows."""
+    print(f"fronts_mcp: form fixture, n={n} each, interleaved; times in ms (median / p95)")
+    print(f"{'':<10}{'MCP stdio':>16}{'DaemonBackend':>16}{'MCP / direct':>16}{'MCP adds':>16}")
     for op in ("snapshot", "click"):
-        mcp_median, mcp_p95 = summary(samples[f"mcp {op}"])
-        direct_median, direct_p95 = summary(samples[f"direct {op}"])
+        mcp = summary(samples[f"mcp {op}"])
+        direct = summary(samples[f"direct {op}"])
         print(
-            f"  {op:<9} median {mcp_median / direct_median:5.2f}x "
-            f"({mcp_median - direct_median:+6.1f} ms)   p95 {mcp_p95 / direct_p95:5.2f}x "
-            f"({mcp_p95 - direct_p95:+6.1f} ms)"
+            f"{op:<10}{mcp[0]:>8.1f} /{mcp[1]:>6.1f}{direct[0]:>8.1f} /{direct[1]:>6.1f}"
+            f"{mcp[0] / direct[0]:>8.2f}x/{mcp[1] / direct[1]:>5.2f}x"
+            f"{mcp[0] - direct[0]:>+8.1f} /{mcp[1] - direct[1]:>+6.1f}"
         )
+    for name in ("mcp ping", "mcp start+list_tools"):
+        median, p95 = summary(samples[name])
+        print(f"{name}: {median:.1f} / {p95:.1f} (n={len(samples[name])})")
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+def main() -> None:
+    parser = argparse.ArgumentParser(description="MCP over stdio vs DaemonBackend latency.")
     parser.add_argument("-n", type=int, default=30, help="samples per measurement (>= 20)")
     n = max(20, parser.parse_args().n)
     report(asyncio.run(measure(n)), n)
+
+
+if __name__ == "__main__":
+    main()
