@@ -205,7 +205,22 @@ def http_mcp(env: dict[str, str], *flags: str) -> Iterator[tuple[subprocess.Pope
         process.wait(30)
 
 
+@contextlib.asynccontextmanager
+async def http_session(url: str, headers: dict[str, str]) -> AsyncIterator[ClientSession]:
+    """The SDK's streamable HTTP client with the initialize handshake (an MCP session id)."""
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
 def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
+    """401 without the token; with it, two clients at once each get a session of their own
+    (closed when they leave), and a stateless request must name its session."""
+    before = set(session_status(daemon))
     with http_mcp(daemon.env) as (_, line):
         url = line.split(" on ")[1].split()[0]
         token = daemon.settings.http_token_path.read_text().strip()
@@ -215,27 +230,33 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
         wrong = {"Authorization": "Bearer " + "x" * 43}
         assert httpx.post(url, json=hello, headers=wrong).status_code == 401
         auth = {"Authorization": f"Bearer {token}"}
+        both_open = asyncio.Barrier(2)
 
-        async def scenario() -> tuple[str, types.CallToolResult]:
-            async with (
-                create_mcp_http_client(headers=auth) as http,
-                streamable_http_client(url, http_client=http) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                await call(session, "open", url=f"{site}/form.html")
-                page = text_of(await call(session, "snapshot"))
+        async def agent(page: str) -> tuple[str, Any]:
+            async with http_session(url, auth) as session:
+                await call(session, "open", url=f"{site}/{page}")
+                await both_open.wait()
+                tabs = (await call(session, "tabs")).structured_content
+                return text_of(await call(session, "snapshot")), tabs
+
+        async def scenario() -> tuple[list[tuple[str, Any]], types.CallToolResult]:
+            agents = await asyncio.gather(agent("form.html"), agent("nav-a.html"))
             # Protocol 2026-07-28 over HTTP is stateless: nothing tells clients apart.
             async with (
                 create_mcp_http_client(headers=auth) as http,
                 Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as bare,
             ):
                 anonymous = await bare.call_tool("snapshot", {})
-            return page, anonymous
+            return list(agents), anonymous
 
-        page, anonymous = asyncio.run(scenario())
+        [(page, tabs_a), (_, tabs_b)], anonymous = asyncio.run(scenario())
         assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n")
         assert "[ref=e" in page
+        assert [t["url"] for t in tabs_a["tabs"]] == [f"{site}/form.html"]
+        assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]
+        owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
+        assert len(owned) == 2, owned
+        wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
         assert anonymous.is_error and text_of(anonymous).startswith("error [bad_request]: ")
         assert "pass `session`" in text_of(anonymous)
 
