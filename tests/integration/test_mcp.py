@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -184,6 +187,57 @@ def test_local_engine_without_daemon(fresh_daemon: Daemon, site: str) -> None:
 
     assert "Page A" in asyncio.run(scenario())
     assert fresh_daemon.pid() is None, "--local must not start a daemon"
+
+
+def test_stdout_is_protocol_only_and_a_signal_closes_the_session(daemon: Daemon, site: str) -> None:
+    """Verbose logs go to stderr; SIGTERM (stdin still open) closes the connection's session."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "steadyhand", "mcp", "--verbose"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=daemon.env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    messages = [
+        {
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {
+            "method": "tools/call",
+            "params": {"name": "open", "arguments": {"url": f"{site}/form.html"}},
+        },
+        {"method": "tools/call", "params": {"name": "sessions", "arguments": {}}},
+    ]
+    replies = []
+    try:
+        for number, message in enumerate(messages, 1):
+            process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, **message}) + "\n")
+            process.stdin.flush()
+            replies.append(json.loads(process.stdout.readline()))
+            if number == 1:
+                process.stdin.write('{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    assert process.stdout.read() == "", "nothing but replies on stdout"
+    assert not any("error" in reply or reply["result"].get("isError") for reply in replies)
+    stderr = process.stderr.read() if process.stderr else ""
+    closed = re.search(r"closed session (mcp-[0-9a-f]{8}): its MCP connection ended", stderr)
+    assert closed is not None, stderr
+    listed = replies[2]["result"]["structuredContent"]["sessions"]
+    mine = next(s for s in listed if s["name"] == closed[1])
+    assert mine["status"] == "active" and mine["tabs"][0]["url"] == f"{site}/form.html"
+    assert session_status(daemon)[closed[1]] == "closed"
 
 
 @contextlib.contextmanager
