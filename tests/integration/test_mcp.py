@@ -24,6 +24,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
 from steadyhand.fronts.tools import agent_commands, tool_name
@@ -272,8 +273,8 @@ async def http_session(url: str, headers: dict[str, str]) -> AsyncIterator[Clien
 
 
 def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
-    """401 without the token; with it, two clients at once each get a session of their own
-    (closed when they leave), and a stateless request must name its session."""
+    """401 without the token; with it, clients each get a session of their own (closed when
+    they leave), two at once or in the SDK's default mode; a stateless call names its own."""
     before = set(session_status(daemon))
     with http_mcp(daemon.env) as (_, line):
         url = line.split(" on ")[1].split()[0]
@@ -293,26 +294,34 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
                 tabs = (await call(session, "tabs")).structured_content
                 return text_of(await call(session, "snapshot")), tabs
 
-        async def scenario() -> tuple[list[tuple[str, Any]], types.CallToolResult]:
-            agents = await asyncio.gather(agent("form.html"), agent("nav-a.html"))
-            # Protocol 2026-07-28 over HTTP is stateless: nothing tells clients apart.
+        async def by_default(mode: str) -> tuple[str | None, types.CallToolResult]:
+            """The SDK's high-level client, in its default `auto` mode or pinned."""
             async with (
                 create_mcp_http_client(headers=auth) as http,
-                Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as bare,
+                Client(streamable_http_client(url, http_client=http), mode=mode) as client,
             ):
-                anonymous = await bare.call_tool("snapshot", {})
-            return list(agents), anonymous
+                opened = await client.call_tool("open", {"url": f"{site}/nav-b.html"})
+                return client.session.protocol_version, opened
 
-        [(page, tabs_a), (_, tabs_b)], anonymous = asyncio.run(scenario())
+        async def scenario() -> tuple[list[tuple[str, Any]], list[Any]]:
+            agents = await asyncio.gather(agent("form.html"), agent("nav-a.html"))
+            # Protocol 2026-07-28 over HTTP is stateless: nothing tells clients apart, so the
+            # server advertises the handshake, which `auto` takes; a pinned client must name
+            # its session.
+            return list(agents), [await by_default("auto"), await by_default("2026-07-28")]
+
+        [(page, tabs_a), (_, tabs_b)], [auto, pinned] = asyncio.run(scenario())
         assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n")
         assert "[ref=e" in page
         assert [t["url"] for t in tabs_a["tabs"]] == [f"{site}/form.html"]
         assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]
+        assert auto[0] in HANDSHAKE_PROTOCOL_VERSIONS and not auto[1].is_error, text_of(auto[1])
         owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
-        assert len(owned) == 2, owned
+        assert len(owned) == 3, owned
         wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
-        assert anonymous.is_error and text_of(anonymous).startswith("error [bad_request]: ")
-        assert "pass `session`" in text_of(anonymous)
+        assert pinned[0] == "2026-07-28" and pinned[1].is_error
+        assert text_of(pinned[1]).startswith("error [bad_request]: ")
+        assert "pass `session`" in text_of(pinned[1])
 
 
 def test_http_refuses_a_remote_bind(daemon: Daemon) -> None:

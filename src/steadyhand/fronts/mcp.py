@@ -32,7 +32,7 @@ from steadyhand.client import Backend, Client, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.agent_text import error_text
-from steadyhand.fronts.mcp_sessions import Owner
+from steadyhand.fronts.mcp_sessions import Owner, prefer_handshake
 from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
 from steadyhand.fronts.tools import to_command
 
@@ -145,6 +145,7 @@ async def serve_http(
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
     front = Front(settings, local, per_process=False)
+    prefer_handshake(front.server)
     app = front.server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, max_request_body_size=settings.http_max_body_bytes
     )

@@ -8,7 +8,9 @@ tabs, cookies and storage go with it; a client that wants to keep them names a s
 - streamable HTTP: one name per MCP session (`Mcp-Session-Id`), closed when that session
   ends (the client's DELETE, the idle timeout, or the server's shutdown).
 - stateless HTTP (protocol 2026-07-28 over HTTP has no session id): nothing tells two
-  clients apart, so a call must name its session; the error says so.
+  clients apart, so a call must name its session; the error says so. The HTTP server
+  answers `server/discover` as a stateful server does (handshake versions only), so a
+  client in the SDK's default `auto` mode takes the handshake and gets a session id.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import logging
 import secrets
 from typing import Any
 
+from mcp import types
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from steadyhand.client import Backend
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -79,3 +84,20 @@ def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
     """The connection a request came on (the low-level context does not expose it yet)."""
     connection = getattr(ctx.session, "_connection", None)
     return connection if isinstance(connection, Connection) else None
+
+
+def prefer_handshake(server: Server[Any]) -> None:
+    """Advertise the handshake protocol versions only, as a stateful HTTP server does: a
+    client that probes with `server/discover` then opens with `initialize`, and its MCP
+    session gets a browser session of its own."""
+
+    async def discover(
+        ctx: ServerRequestContext[Any, Any], params: types.RequestParams | None
+    ) -> types.DiscoverResult:
+        return types.DiscoverResult(
+            supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
+            capabilities=server.get_capabilities(),
+            instructions=server.instructions,
+        )
+
+    server.add_request_handler("server/discover", types.RequestParams, discover)
