@@ -1,0 +1,246 @@
+"""`steadyhand mcp`: every command of the table as an MCP tool, over stdio or streamable HTTP.
+
+    steadyhand mcp                        # stdio (what MCP clients launch)
+    steadyhand mcp --http [--port 8765]   # streamable HTTP on loopback, bearer token
+
+Built on the official SDK's low-level server, so tools come straight from the command table
+with our own flat schemas (mcp_tools). Calls go to the daemon (started if needed), or to an
+engine in this process with --local. A call that names no session acts in one owned by its
+MCP connection (mcp_sessions). In stdio mode stdout is the protocol: logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from steadyhand import __version__
+from steadyhand.client import Backend, Client, DaemonBackend, LocalBackend
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
+from steadyhand.fronts.agent_text import error_text
+from steadyhand.fronts.mcp_sessions import Owner, prefer_handshake
+from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
+from steadyhand.fronts.tools import to_command
+
+log = logging.getLogger("steadyhand.mcp")
+MCP_PATH = "/mcp"
+SHUTDOWN_GRACE_S = 5
+INSTRUCTIONS = (
+    "Drive a real Chromium browser. Loop: `snapshot` returns the page as an accessibility "
+    "tree where each element you can act on has a ref like e12; act on refs with click, "
+    "type, fill, select... Act results include `changes`, so a new snapshot is rarely "
+    "needed; on stale_ref, snapshot again. Errors say `error [code]: message` and a hint. "
+    "Without `session`, calls act in a session of this connection's own."
+)
+
+
+def build_server(backend: Backend, owner: Owner) -> Server[Any]:
+    """The MCP server: tools from the table, each call run on `backend`."""
+    client = Client(backend)
+    listed = types.ListToolsResult(tools=tools())
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listed
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            command, args = to_command(params.name, dict(params.arguments or {}))
+            if args.get("session") is None:
+                args["session"] = owner.session_for(ctx)
+            data = await client.call(command, **args)
+        except SteadyhandError as exc:
+            return error_result(exc)
+        except Exception as exc:  # a bug: the model still gets a result, stderr the trace
+            log.exception("tool %s failed", params.name)
+            return error_result(
+                SteadyhandError(
+                    ErrorCode.INTERNAL,
+                    f"{type(exc).__name__}: {exc}",
+                    "a bug in the MCP front: see its stderr",
+                )
+            )
+        return await tool_result(data)
+
+    return Server(
+        "steadyhand",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+class Front:
+    """What one `steadyhand mcp` process serves with: where calls run, the sessions it owns."""
+
+    def __init__(self, settings: Settings, local: bool, per_process: bool) -> None:
+        if local:
+            self.backend: Backend = LocalBackend(settings)
+            self.closer: Backend = self.backend
+        else:
+            self.backend = DaemonBackend(settings)
+            # Closing a session of a daemon that is gone is done already: never start one.
+            self.closer = DaemonBackend(settings, autostart=False)
+        self.owner = Owner(self.closer, per_process)
+        self.server = build_server(self.backend, self.owner)
+
+    async def aclose(self) -> None:
+        await self.owner.aclose()
+        await self.backend.aclose()
+        await self.closer.aclose()
+
+
+async def serve_stdio(settings: Settings, local: bool) -> None:
+    front = Front(settings, local, per_process=True)
+    server = front.server
+
+    async def terminate(signum: int) -> None:
+        # The transport reads stdin on a thread that no cancellation reaches: a signal
+        # closes this connection's session, then ends the process.
+        try:
+            await asyncio.wait_for(front.aclose(), SHUTDOWN_GRACE_S)
+        finally:
+            os._exit(128 + signum)
+
+    loop = asyncio.get_running_loop()
+    pending: set[asyncio.Task[None]] = set()
+
+    def on_signal(signum: int) -> None:
+        pending.add(loop.create_task(terminate(signum)))
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await front.aclose()
+
+
+async def serve_http(
+    settings: Settings, host: str, port: int, allow_remote: bool, local: bool
+) -> None:
+    import uvicorn
+
+    from steadyhand.fronts.http_security import Guard, check_bind, load_or_create_token
+
+    check_bind(host, allow_remote)
+    token = load_or_create_token(settings)
+    front = Front(settings, local, per_process=False)
+    prefer_handshake(front.server)
+    app = front.server.streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, max_request_body_size=settings.http_max_body_bytes
+    )
+    sessions_lifespan = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        # uvicorn ends a signalled process by re-raising the signal once the app has shut
+        # down: close the backend here, after the MCP sessions (and their browser sessions).
+        try:
+            async with sessions_lifespan(app):
+                yield
+        finally:
+            await front.aclose()
+
+    app.router.lifespan_context = lifespan
+    guarded = Guard(app, token, settings.http_max_body_bytes, allowed_hosts=frozenset({host}))
+    sock = listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"steadyhand MCP (streamable HTTP) on http://{shown}:{sock.getsockname()[1]}{MCP_PATH}"
+        f" · bearer token in {settings.http_token_path}",
+        flush=True,
+    )
+    config = uvicorn.Config(
+        guarded,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        sock.close()
+        await front.aclose()
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket bound here, so `--port 0` picks a free port we can print."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"cannot listen on {host}:{port}: {exc}",
+            "pick another --port (0 takes a free one)",
+        ) from exc
+    return sock
+
+
+def parser() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(
+        prog="steadyhand mcp",
+        description="Serve every steadyhand command as an MCP tool (stdio by default).",
+    )
+    out.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    out.add_argument("--host", help="with --http: address to listen on (setting http_host)")
+    out.add_argument("--port", type=int, help="with --http: port, 0 for any (setting http_port)")
+    out.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --http: allow a non-loopback --host (put TLS in front)",
+    )
+    out.add_argument(
+        "--local", action="store_true", help="run the browser in this process, not the daemon"
+    )
+    out.add_argument("-v", "--verbose", action="store_true", help="log more (to stderr)")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    try:
+        settings = Settings.load()
+        if args.http:
+            host = args.host or settings.http_host
+            port = settings.http_port if args.port is None else args.port
+            allow_remote = args.allow_remote or settings.http_allow_remote
+            asyncio.run(serve_http(settings, host, port, allow_remote, args.local))
+        else:
+            asyncio.run(serve_stdio(settings, args.local))
+    except SteadyhandError as exc:
+        print(error_text(exc), file=sys.stderr)
+        return exit_code_for(exc.code)
+    except KeyboardInterrupt:
+        return 130
+    return 0

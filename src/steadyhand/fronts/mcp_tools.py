@@ -1,0 +1,123 @@
+"""The MCP tools, one per command of the table, and what a tool call hands back.
+
+Tool names, descriptions and input schemas come from COMMANDS (`tab.new` is `tab_new`,
+its doc the description, its params the flat schema). A result is the same text the LLM
+tool results give (agent_text: a snapshot or `text` block under a one-line header, other
+results as JSON) plus the JSON as structuredContent; a result that points at a PNG (a
+screenshot) carries the image too. A failure is a tool result with isError, never a
+protocol error: `error [code]: message` and a hint the model can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+from typing import Any
+
+from mcp import types
+
+from steadyhand.commands import Command
+from steadyhand.errors import SteadyhandError
+from steadyhand.fronts.agent_text import error_text, result_text
+from steadyhand.fronts.schema import params_schema
+from steadyhand.fronts.tools import agent_commands, tool_name
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SESSION_DOC = (
+    "session to act in. Default: this MCP connection's own session (mcp-<hex>), made on "
+    "first use and closed when the connection ends, so parallel agents never share a tab "
+    "by accident. Name one to share it with other clients or to keep it afterwards."
+)
+# Added to a command's doc where a model needs to know more than the one line.
+MORE_DOC = {
+    "snapshot": "Pass a ref (e.g. e12) to click, type, fill, select...; refs stay valid while "
+    "their element lives: on a stale_ref error, snapshot again. A cut snapshot says where "
+    "the rest starts: call again with offset=next_offset.",
+}
+
+# What the command table does not say: which commands only read, and which may destroy
+# what nobody can get back. Every command that acts on a page may destroy too (a click can
+# delete, send or buy); the rest change the page or the browser without destroying.
+READ_ONLY = frozenset(
+    {
+        "snapshot",
+        "find",
+        "extract",
+        "screenshot",
+        "pdf",
+        "console",
+        "network",
+        "wait",
+        "tabs",
+        "sessions",
+        "daemon.status",
+        "profile.list",
+        "profile.export",
+    }
+)
+DESTRUCTIVE = frozenset(
+    {"close", "tab.close", "profile.delete", "profile.import", "evaluate", "dialog"}
+)
+
+
+def tools() -> list[types.Tool]:
+    """Every command offered to agents, as an MCP tool."""
+    return [tool(command) for command in agent_commands()]
+
+
+def tool(command: Command) -> types.Tool:
+    schema = params_schema(command)
+    schema["properties"]["session"] = {"type": "string", "description": SESSION_DOC}
+    more = MORE_DOC.get(command.name)
+    return types.Tool(
+        name=tool_name(command.name),
+        description=command.doc + (f"\n{more}" if more else ""),
+        input_schema=schema,
+        annotations=hints(command),
+    )
+
+
+def hints(command: Command) -> types.ToolAnnotations:
+    """Hints for clients that ask before running a tool, derived per command."""
+    read_only = command.name in READ_ONLY and not command.acts
+    return types.ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else command.acts or command.name in DESTRUCTIVE,
+        # Pages are the open web; profiles, sessions and the daemon are this machine's.
+        open_world_hint=command.touches_page or command.creates_session,
+    )
+
+
+async def tool_result(data: Any) -> types.CallToolResult:
+    """A command's JSON result as the model reads it, and as data."""
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result_text(data))]
+    image = await png_of(data)
+    if image is not None:
+        content.append(
+            types.ImageContent(
+                type="image", data=base64.b64encode(image).decode("ascii"), mime_type="image/png"
+            )
+        )
+    structured = data if isinstance(data, dict) else {"result": data}
+    return types.CallToolResult(content=content, structured_content=structured)
+
+
+def error_result(error: SteadyhandError) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=error_text(error))],
+        structured_content={"error": error.to_dict()},
+        is_error=True,
+    )
+
+
+async def png_of(data: Any) -> bytes | None:
+    """The PNG a result's `path` names (a screenshot), or None."""
+    path = data.get("path") if isinstance(data, dict) else None
+    if not isinstance(path, str) or not path.lower().endswith(".png"):
+        return None
+    try:
+        image = await asyncio.to_thread(Path(path).read_bytes)
+    except OSError:  # the daemon may write where this process cannot read: the path stays
+        return None
+    return image if image.startswith(PNG_MAGIC) else None

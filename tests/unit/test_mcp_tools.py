@@ -1,0 +1,60 @@
+"""MCP tools from the table: hints name real commands, results and errors read as agents need."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+
+from mcp import types
+
+from steadyhand.commands import COMMANDS
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts.mcp_tools import DESTRUCTIVE, READ_ONLY, error_result, tool_result, tools
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+
+def test_hint_sets_name_commands_and_do_not_overlap() -> None:
+    assert not (READ_ONLY | DESTRUCTIVE) - set(COMMANDS)
+    assert not READ_ONLY & DESTRUCTIVE
+    assert not any(COMMANDS[name].acts for name in READ_ONLY)
+    by_name = {tool.name: tool.annotations for tool in tools()}
+    for name, command in COMMANDS.items():
+        hints = by_name.get(name.replace(".", "_"))
+        if hints is None:
+            continue  # not offered to agents
+        assert hints.read_only_hint is (name in READ_ONLY)
+        if command.acts:
+            assert hints.destructive_hint is True, name
+
+
+def test_snapshot_result_is_its_text_under_a_header() -> None:
+    data = {"tab": "t1", "title": "Form", "url": "http://x/", "snapshot": "- button [ref=e1]"}
+    result = asyncio.run(tool_result(data))
+    assert not result.is_error and result.structured_content == data
+    assert [block.type for block in result.content] == ["text"]
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    assert block.text == "# t1 · Form · http://x/\n- button [ref=e1]"
+
+
+def test_a_result_naming_a_png_carries_the_image(tmp_path: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    (tmp_path / "fake.png").write_bytes(b"not a png")
+    shot = asyncio.run(tool_result({"path": str(tmp_path / "shot.png"), "bytes": len(PNG)}))
+    image = shot.content[1]
+    assert isinstance(image, types.ImageContent) and base64.b64decode(image.data) == PNG
+    for missing in ("fake.png", "gone.png"):
+        result = asyncio.run(tool_result({"path": str(tmp_path / missing)}))
+        assert [block.type for block in result.content] == ["text"]
+
+
+def test_errors_are_tool_results_with_code_and_hint() -> None:
+    error = SteadyhandError(ErrorCode.STALE_REF, "ref e3 is stale", "take a new snapshot")
+    result = error_result(error)
+    assert result.is_error
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    assert block.text == "error [stale_ref]: ref e3 is stale\nhint: take a new snapshot"
+    assert result.structured_content == {"error": error.to_dict()}
