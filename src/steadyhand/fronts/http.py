@@ -1,13 +1,11 @@
-"""The HTTP API: every command of the table as `POST /v1/<name>`, behind the Guard.
+"""`steadyhand serve --http`: the HTTP API (fronts/http_app.py) as its own process.
 
-    steadyhand serve --http [--host 127.0.0.1] [--port 8787] [--local]
+    steadyhand serve --http [--host 127.0.0.1] [--port 8787] [--allow-remote] [--local]
 
-The body is the command's params as a JSON object (empty = {}); the answer is
-`{"ok": true, "result": ...}` or `{"ok": false, "error": {code, message, hint, data}}` with
-the code's HTTP status (errors.py). `GET /v1/health` is the daemon's status and
-`GET /openapi.json` the OpenAPI document (fronts/openapi.py). Every route needs the bearer
-token from `http.token` in the state dir (fronts/http_security.py). Commands run on the
-daemon (started when none runs), or with `--local` on an engine inside this process.
+Listens on loopback only unless allowed otherwise, with the bearer token from `http.token`
+in the state dir (made on first start, never printed). Prints one line with the URL and
+the token file, then serves until SIGINT or SIGTERM. Commands run on the daemon (started
+when none runs), or with `--local` on an engine inside this process.
 """
 
 from __future__ import annotations
@@ -15,194 +13,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import logging
-import math
 import signal
 import socket
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import uvicorn
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response
-from starlette.routing import Route
 
 from steadyhand.client import Backend, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import openapi
 from steadyhand.fronts.cli import report_error
-from steadyhand.fronts.http_security import (
-    ASGIApp,
-    BodyTooLarge,
-    Guard,
-    check_bind,
-    load_or_create_token,
-)
+from steadyhand.fronts.http_app import build_app
+from steadyhand.fronts.http_security import ASGIApp, check_bind, load_or_create_token
 
-log = logging.getLogger("steadyhand.http")
+__all__ = ["build_app", "main"]
 
-JSON = "application/json"
 LISTEN_HINT = "choose another --port (0 picks a free one) or --host"
-
-
-def build_app(
-    backend: Backend,
-    settings: Settings,
-    token: str,
-    allowed_hosts: frozenset[str] = frozenset(),
-) -> ASGIApp:
-    """The API as an ASGI app: routes from the command table, wrapped in the Guard."""
-    document = _dumps(openapi.document())
-
-    async def run_command(request: Request) -> Response:
-        try:
-            params = await read_params(request)
-            return ok(await backend.call(request.path_params["name"], params))
-        except SteadyhandError as exc:
-            return failed(exc.error_class.http_status, exc.to_dict())
-        except BodyTooLarge:
-            return too_large(settings.http_max_body_bytes)
-        except RecursionError:  # params the decoder took but the backend cannot re-encode
-            return failed(400, _bad("the params nest too deep").to_dict())
-        except Exception as exc:
-            return internal(request, exc)
-
-    async def health(request: Request) -> Response:
-        try:
-            return ok(await backend.call(openapi.HEALTH, {}))
-        except SteadyhandError as exc:
-            return failed(exc.error_class.http_status, exc.to_dict())
-        except Exception as exc:
-            return internal(request, exc)
-
-    async def openapi_json(request: Request) -> Response:
-        return Response(document, media_type=JSON)
-
-    app = Starlette(
-        routes=[
-            Route(openapi.PREFIX + "health", health, methods=["GET"]),
-            Route("/openapi.json", openapi_json, methods=["GET"]),
-            Route(openapi.PREFIX + "{name:path}", run_command, methods=["POST"]),
-        ],
-        exception_handlers={HTTPException: no_route},  # type: ignore[dict-item]
-    )
-    return Guard(app, token, settings.http_max_body_bytes, allowed_hosts)
-
-
-async def read_params(request: Request) -> dict[str, Any]:
-    """The body as a params object; an empty body is {}. (BodyTooLarge from the Guard's
-    cap on a chunked body passes through.)"""
-    try:
-        body = await request.body()
-    except ClientDisconnect as exc:
-        raise _bad("the client went away before sending its whole body") from exc
-    if not body.strip():
-        return {}
-    try:
-        params = json.loads(body, parse_constant=_no_constant)
-    except RecursionError as exc:
-        raise _bad("the params nest too deep") from exc
-    except ValueError as exc:
-        raise _bad(f"the body is not JSON: {exc}") from exc
-    if not isinstance(params, dict):
-        raise _bad(f"the body is a JSON {type(params).__name__}, not an object of params")
-    return params
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _bad(message: str) -> SteadyhandError:
-    return SteadyhandError(
-        ErrorCode.BAD_REQUEST,
-        message,
-        'send the command\'s params as a JSON object, e.g. {"session": "me"} '
-        "(see GET /openapi.json)",
-    )
-
-
-def ok(result: Any) -> Response:
-    return Response(_dumps({"ok": True, "result": result}), media_type=JSON)
-
-
-def failed(status: int, error: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
-    return Response(_dumps({"ok": False, "error": error}), status, headers, media_type=JSON)
-
-
-def too_large(limit: int) -> Response:
-    return failed(
-        413,
-        {
-            "code": "body_too_large",
-            "message": f"the request body is over {limit} bytes",
-            "hint": "send smaller params (put long text in a file)",
-        },
-    )
-
-
-def internal(request: Request, exc: Exception) -> Response:
-    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-    error = SteadyhandError(
-        ErrorCode.INTERNAL,
-        f"{type(exc).__name__}: {exc}",
-        "see the log of `steadyhand serve`; please report",
-    )
-    return failed(500, error.to_dict())
-
-
-async def no_route(request: Request, exc: HTTPException) -> Response:
-    """404 and 405 from the router, in the error envelope."""
-    if exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
-        return failed(
-            405,
-            {
-                "code": str(ErrorCode.BAD_REQUEST),
-                "message": f"{request.method} is not allowed on {request.url.path}",
-                "hint": f"use {allowed}" if allowed else "commands are POST /v1/<name>",
-            },
-            {"Allow": allowed} if allowed else None,
-        )
-    return failed(
-        exc.status_code,
-        {
-            "code": str(ErrorCode.UNKNOWN_COMMAND),
-            "message": f"no route {request.method} {request.url.path}",
-            "hint": "commands are POST /v1/<name>; GET /openapi.json lists them",
-        },
-    )
-
-
-def _dumps(payload: Any) -> bytes:
-    """Strict JSON in UTF-8: a float JSON cannot carry (NaN, infinities) becomes null, and
-    text with a lone surrogate (a page may hold one) is sent \\u-escaped."""
-    try:
-        text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        text = json.dumps(_finite(payload), ensure_ascii=False, allow_nan=False)
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(json.loads(text)).encode()
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
-# ---------------------------------------------------------------- the server process
 
 
 def main(argv: list[str]) -> int:
