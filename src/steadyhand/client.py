@@ -221,11 +221,8 @@ class Client:
 
     async def run(self, command: str, **params: Any) -> Result:
         """Run `command` and return its result model."""
-        spec = COMMANDS.get(command)
-        if spec is None:
-            command_for(command)  # raises with the name
-        data = await self.call(command, **params)
-        assert spec is not None
+        spec = command_for(command)
+        data = await self.call(spec.name, **params)
         return _loose(spec.result).model_validate(data)
 
     def __getattr__(self, attribute: str) -> Callable[..., Awaitable[Result]]:
