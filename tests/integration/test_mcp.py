@@ -117,12 +117,20 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
 
 
 def test_screenshot_returns_the_png(daemon: Daemon, site: str) -> None:
+    """Also the stateless protocol on stdio: the SDK's high-level client picks 2026-07-28."""
+
     async def scenario() -> types.CallToolResult:
-        async with stdio_mcp(daemon.env) as session:
-            await call(session, "open", url=f"{site}/form.html")
-            return await call(session, "screenshot")
+        server = StdioServerParameters(
+            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=daemon.env
+        )
+        async with Client(server) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            opened = await client.call_tool("open", {"url": f"{site}/form.html"})
+            assert not opened.is_error, text_of(opened)
+            return await client.call_tool("screenshot", {})
 
     result = asyncio.run(scenario())
+    assert not result.is_error, text_of(result)
     image = result.content[-1]
     assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
     png = base64.b64decode(image.data)
