@@ -38,6 +38,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/cli_latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/sessions.py
+	$(PY) bench/fronts_http.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,16 @@ def cross_site() -> Iterator[str]:
     server = serve_directory(FIXTURES)
     yield f"http://localhost:{server.server_address[1]}"
     server.shutdown()
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    """Poll `check` until it holds or the time is up; its last answer."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
 
 
 @dataclass
@@ -117,13 +129,22 @@ def make_settings(state_dir: Path, **overrides: Any) -> Settings:
     return Settings.load(state_dir=state_dir, **({"max_sessions": 64} | overrides))
 
 
+@contextlib.contextmanager
+def running_daemon(settings: Settings) -> Iterator[Daemon]:
+    """A daemon started on `settings`, stopped on the way out."""
+    handle = Daemon(settings)
+    rpc_client.start_daemon(settings)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     """One running daemon shared by a test module; each test uses its own session names."""
-    handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
-    rpc_client.start_daemon(handle.settings)
-    yield handle
-    handle.stop()
+    with running_daemon(make_settings(tmp_path_factory.mktemp("state"))) as handle:
+        yield handle
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from steadyhand.actions.watchdog_patterns import Pattern, load_patterns
+from steadyhand.approvals import Approvals, Decision
 from steadyhand.config import Settings
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
@@ -27,7 +28,11 @@ class Runtime:
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
+    approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
     _watchdog_patterns: list[Pattern] | None = None
+
+    def __post_init__(self) -> None:
+        self.approvals = Approvals(self.settings, self.store, self.stop_requested)
 
     def watchdog_patterns(self) -> list[Pattern]:
         """The watchdog's patterns: built-ins plus the `watchdog_patterns` file (read once)."""
@@ -53,6 +58,7 @@ class Call:
     outcome: dict[str, Any] = field(default_factory=dict)
     # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
     redactions: set[tuple[str, ...]] = field(default_factory=set)
+    approval: Decision | None = None  # the person's approval this call waited for, if any
 
     @property
     def engine(self) -> Engine:

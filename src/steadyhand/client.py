@@ -71,7 +71,7 @@ class DaemonBackend:
         return await self._request(method, params)
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:
-        reader, writer = await self._connection()
+        reader, writer, reused = await self._connection()
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
         wait_s = reply_wait_s(self.settings, params)
         try:
@@ -83,11 +83,16 @@ class DaemonBackend:
             reply = json.loads(line)
         except (OSError, ValueError, TimeoutError) as exc:
             writer.close()
+            # A pooled connection the daemon closed since (it stopped or restarted) fails
+            # at once: that request was never run, so it may go again on a new one.
+            stale = reused and isinstance(exc, ConnectionError)
+            if stale:
+                await self.aclose()
             raise SteadyhandError(
                 ErrorCode.DAEMON_UNAVAILABLE,
                 f"the daemon did not answer {method}: {type(exc).__name__}: {exc}",
                 "see daemon.log in the state dir; `steadyhand daemon status`",
-                {"sent": True},
+                {} if stale else {"sent": True},
             ) from exc
         except BaseException:
             writer.close()  # cancelled mid-call: the reply would reach the next caller
@@ -97,15 +102,16 @@ class DaemonBackend:
             raise SteadyhandError.from_rpc_error(reply["error"])
         return reply.get("result")
 
-    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
+        """A pooled connection (reused=True) or a new one."""
         while self._idle:
             reader, writer = self._idle.pop()
             if not writer.is_closing() and not reader.at_eof():
-                return reader, writer
+                return reader, writer, True
             writer.close()
         rpc_client.check_socket_path(self.settings)
         try:
-            return await asyncio.open_unix_connection(
+            reader, writer = await asyncio.open_unix_connection(
                 str(self.settings.socket_path), limit=MAX_REPLY_BYTES
             )
         except OSError as exc:
@@ -114,6 +120,7 @@ class DaemonBackend:
                 f"no daemon listening on {self.settings.socket_path}: {exc}",
                 "start it with `steadyhand daemon start` (any command starts it too)",
             ) from exc
+        return reader, writer, False
 
     async def aclose(self) -> None:
         while self._idle:
@@ -123,12 +130,7 @@ class DaemonBackend:
                 await writer.wait_closed()
 
 
-def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
-    """How long a client waits for a reply: the longest deadline the command may run under,
-    plus an approval's wait (it comes before the deadline starts), plus a grace period."""
-    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
-    approval_s = float(getattr(settings, "approval_timeout_s", 0.0))
-    return deadline_s + approval_s + rpc_client.REPLY_GRACE_S
+reply_wait_s = rpc_client.reply_wait_s  # the CLI's client and this one wait alike
 
 
 class LocalBackend:
@@ -168,6 +170,7 @@ class LocalBackend:
         async with self._lock:
             if self._runtime is not None:
                 runtime, self._runtime = self._runtime, None
+                runtime.stop_requested.set()  # approvals still waiting are cancelled
                 await runtime.engine.shutdown()
                 runtime.store.close()
 

@@ -157,12 +157,13 @@ def _defaults() -> dict[str, Any]:
         "http_port": 8787,
         "http_allow_remote": False,
         "http_max_body_bytes": 1 << 20,
-        # Approval gate (nothing is gated by default): a click, check, press or download on
-        # an element whose accessible name matches approval_names (a case-insensitive
-        # regex, e.g. "pay|buy|place order|delete|confirm|submit payment"), a navigation to
-        # one of approval_domains (comma-separated; subdomains included), and uploads when
-        # approval_uploads, wait for `steadyhand approve ID`, up to approval_timeout_s, then
-        # are denied. approval_webhook, when set, is POSTed each request as JSON.
+        # Approval gate (nothing is gated by default): a click, download, check, uncheck,
+        # select or press on an element whose accessible name matches approval_names (a
+        # case-insensitive regex, e.g. "pay|buy|place order|delete|confirm|submit
+        # payment"), a navigation (or a link) to one of approval_domains (comma-separated;
+        # subdomains included), and uploads when approval_uploads, wait for `steadyhand
+        # approve ID`, up to approval_timeout_s, then are denied. approval_webhook, when
+        # set, is POSTed each request as JSON. The rules: steadyhand/approvals/policy.py.
         "approval_names": "",
         "approval_domains": "",
         "approval_uploads": False,

@@ -71,6 +71,8 @@ async def serve(settings: Settings) -> None:
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable.
     for status in ("active", "live"):
         store.retire_sessions(status, "suspended")
+    # Approvals a killed predecessor left waiting can no longer let anything through.
+    store.cancel_pending_approvals("the daemon that asked is gone")
     engine = Engine(settings, store)
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
     runtime = Runtime(settings=settings, engine=engine, store=store)

@@ -1,4 +1,5 @@
-"""Run one command from the table: validate, run within its deadline, map errors, record.
+"""Run one command from the table: validate, approve, run within its deadline, map errors,
+record.
 
 Every front calls `execute`; none of them validates, times or logs on its own.
 """
@@ -18,6 +19,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import ValidationError
 
 from steadyhand.actions.evidence import failure_screenshot
+from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.engine.session import Session
@@ -28,6 +30,9 @@ log = logging.getLogger("steadyhand.dispatch")
 
 # What Playwright says when the page, context or browser went away under a call.
 CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
+
+# Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
+MAX_DEPTH = 32
 
 TIMEOUT_HINT = (
     "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
@@ -49,6 +54,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             + "commands: "
             + ", ".join(sorted(COMMANDS)),
         )
+    _check_raw(command, raw)  # before the try: such params cannot even be logged
     started = time.monotonic()
     session_name = str(raw.get("session") or "default")
     call: Call | None = None
@@ -64,6 +70,10 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
         )
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
+        if await gate(call, command.name, params, raw):
+            # The wait for a person is not the command's: its deadline starts once approved.
+            call.started = time.monotonic()
+            call.deadline = call.started + timeout_ms / 1000
         try:
             result = await asyncio.wait_for(_run(runtime, command, call, params), timeout_ms / 1000)
         except TimeoutError as exc:
@@ -73,6 +83,8 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
                 TIMEOUT_HINT,
             ) from exc
         data = result.model_dump(mode="json")
+        if call.approval is not None:
+            data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
         if await _report_recovery(runtime, call):
             data["recovered"] = call.outcome["recovered"]
     except Exception as exc:
@@ -169,6 +181,38 @@ def _browser_gone(exc: Exception, session: Session) -> bool:
     if isinstance(exc, SteadyhandError):
         return exc.code == ErrorCode.UNKNOWN_TAB and not session.tabs
     return bool(CLOSED.search(str(exc)))
+
+
+def _check_raw(command: Command, raw: dict[str, Any]) -> None:
+    """Refuse what no command takes and nothing downstream can hold: params nested deeper
+    than MAX_DEPTH (redaction and the store recurse), and lone surrogates (JSON allows
+    `"\\ud800"`; no store, log or page takes it).
+
+    A loop, not recursion: params may nest as deep as the JSON decoder allowed."""
+    pending: list[tuple[str, int, Any]] = [("params", 0, raw)]
+    while pending:
+        where, depth, value = pending.pop()
+        if isinstance(value, dict | list) and depth >= MAX_DEPTH:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"bad params for {command.name}: {where} nests over {MAX_DEPTH} levels deep",
+                f"{command.name} takes: {', '.join(command.params.model_fields)}",
+            )
+        if isinstance(value, dict):
+            pending.extend(("a key of " + where, depth, k) for k in value)
+            pending.extend((f"{where}.{ascii(k)[1:-1]}", depth + 1, v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", depth + 1, v) for i, v in enumerate(value))
+        elif isinstance(value, str) and not value.isascii():
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"bad params for {command.name}: {where}: the text is not valid Unicode "
+                    "(it holds a lone surrogate)",
+                    "send UTF-8 text; \\u escapes of surrogates must come in pairs",
+                ) from None
 
 
 def _validate(command: Command, raw: dict[str, Any]) -> Any:

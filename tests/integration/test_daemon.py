@@ -8,7 +8,6 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts.rpc_client import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
-from tests.conftest import Daemon, run_cli
+from tests.conftest import Daemon, run_cli, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -37,15 +36,6 @@ def chromium_pids() -> set[int]:
         if os.path.basename(argv0) in CHROMIUM_NAMES and process_alive(int(entry.name)):
             found.add(int(entry.name))
     return found
-
-
-def wait_until(check: Callable[[], bool], seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
 
 
 def test_first_call_starts_the_daemon_with_private_files(fresh_daemon: Daemon, site: str) -> None:

@@ -20,18 +20,9 @@ from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.fronts import rpc_client
 from steadyhand.fronts.rpc_client import process_alive
 from steadyhand.snapshot.lookup import find_ref
-from tests.conftest import Daemon, make_settings
+from tests.conftest import Daemon, make_settings, wait_until
 
 ACCOUNT = "account"
-
-
-def wait_until(check: Callable[[], bool], timeout_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
 
 
 def start(tmp_path_factory: pytest.TempPathFactory, **settings: Any) -> Daemon:

@@ -23,7 +23,18 @@ def test_normalize(raw: str, url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "raw", ["", "   ", "javascript:alert(1)", "not a url", "http://", "ftp://x/"]
+    "raw",
+    [
+        "",
+        "   ",
+        "javascript:alert(1)",
+        "not a url",
+        "http://",
+        "ftp://x/",
+        "http://[::1",  # urlsplit raises on these: once a 500
+        "http://a:99999/",
+        "http://a:x/",
+    ],
 )
 def test_rejects(raw: str) -> None:
     with pytest.raises(SteadyhandError) as info:

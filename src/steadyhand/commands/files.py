@@ -24,6 +24,12 @@ def allowed_files(paths: list[str], roots: list[Path]) -> list[Path]:
     real_roots = [Path(os.path.realpath(r)) for r in roots]
     found = []
     for given in paths:
+        if "\0" in given:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{given!r} contains a NUL character",
+                "give paths of existing files",
+            )
         path = Path(os.path.realpath(Path(given).expanduser()))
         if not any(path.is_relative_to(root) for root in real_roots):
             shown = os.pathsep.join(str(r) for r in real_roots)

@@ -23,7 +23,11 @@ def normalize_url(raw: str) -> str:
             raise _invalid(raw, "it has no scheme and does not look like a host name")
         local = url.startswith(("localhost", "127.", "[::1]"))
         url = ("http://" if local else "https://") + url
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsed on access: raises for a port out of range
+    except ValueError as exc:  # "Invalid IPv6 URL", a bad port
+        raise _invalid(raw, str(exc)) from exc
     if parts.scheme not in ALLOWED_SCHEMES:
         raise _invalid(raw, f"scheme {parts.scheme!r} is not allowed")
     if parts.scheme in ("http", "https") and not parts.hostname:

@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import socket
+import tempfile
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -37,16 +38,25 @@ LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
 
 
 def load_or_create_token(settings: Settings) -> str:
-    """The API token, created on first use: 32 random bytes, URL-safe, in a 0600 file."""
+    """The API token, created on first use: 32 random bytes, URL-safe, in a 0600 file.
+
+    The file is written whole under another name and then linked into place, so a server
+    starting at the same moment reads either no file or the whole token, never half of it.
+    """
     ensure_private_dir(settings.state_dir)
     path = settings.http_token_path
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    if path.exists():
         return _read_token(path)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(token + "\n")
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".http.token.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token + "\n")
+        os.link(temp, path)
+    except FileExistsError:
+        return _read_token(path)  # another server made it first
+    finally:
+        os.unlink(temp)
     return token
 
 

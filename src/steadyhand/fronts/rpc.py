@@ -81,7 +81,7 @@ async def handle_line(runtime: Runtime, line: bytes) -> Any:
     """The reply to one request line (or batch); None when all were notifications."""
     try:
         message = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         return _error(None, PARSE_ERROR, f"parse error: {exc}")
     if isinstance(message, list):
         if not message:

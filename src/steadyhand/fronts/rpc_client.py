@@ -30,15 +30,22 @@ def call(
 ) -> Any:
     """Run one command in the daemon and return its result; raise SteadyhandError."""
     params = dict(params or {})
-    # The daemon enforces the command's own deadline; the socket waits at least that long.
-    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
+    wait_s = reply_wait_s(settings, params)
     try:
-        return request(settings, method, params, deadline_s + REPLY_GRACE_S)
+        return request(settings, method, params, wait_s)
     except SteadyhandError as exc:
         if exc.code != ErrorCode.DAEMON_UNAVAILABLE or not autostart or exc.data.get("sent"):
             raise
     start_daemon(settings)
-    return request(settings, method, params, deadline_s + REPLY_GRACE_S)
+    return request(settings, method, params, wait_s)
+
+
+def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
+    """How long a client waits for a reply: the longest deadline the command may run under
+    (the daemon enforces it), plus an approval's wait (it comes before the deadline
+    starts), plus a grace period."""
+    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
+    return deadline_s + settings.approval_timeout_s + REPLY_GRACE_S
 
 
 def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: float) -> Any:

@@ -17,21 +17,29 @@ from pydantic import BaseModel
 from steadyhand.commands import Command
 
 # Not offered to agents (MCP tools, LLM tool schemas): stopping the daemon ends every other
-# agent's sessions too. The CLI, JSON-RPC, HTTP and the Python client keep it.
-AGENT_HIDDEN = frozenset({"daemon.stop"})
+# agent's sessions too, and approving is a person's decision (an agent approving its own
+# request would make the gate pointless). The CLI, JSON-RPC, HTTP and the Python client
+# keep them.
+AGENT_HIDDEN = frozenset({"daemon.stop", "approve", "deny"})
 OUR_MARKERS = ("positional", "sensitive", "file_path", "title")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
-def params_schema(command: Command, *, drop: Iterable[str] = ()) -> dict[str, Any]:
+def params_schema(
+    command: Command, *, drop: Iterable[str] = (), nullable: bool = False
+) -> dict[str, Any]:
     """The command's params object schema, flattened; `drop` leaves fields out."""
-    return model_schema(command.params, drop=drop)
+    return model_schema(command.params, drop=drop, nullable=nullable)
 
 
-def model_schema(model: type[BaseModel], *, drop: Iterable[str] = ()) -> dict[str, Any]:
+def model_schema(
+    model: type[BaseModel], *, drop: Iterable[str] = (), nullable: bool = False
+) -> dict[str, Any]:
+    """`nullable`: `X | None` becomes `type: [X, "null"]` instead of X (for documents whose
+    readers take type lists, such as OpenAPI 3.1, and for results, which carry the nulls)."""
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
-    schema = flatten(raw, defs)
+    schema = flatten(raw, defs, nullable=nullable)
     dropped = set(drop)
     properties = {k: v for k, v in schema.get("properties", {}).items() if k not in dropped}
     out: dict[str, Any] = {"type": "object", "properties": properties}
@@ -42,30 +50,48 @@ def model_schema(model: type[BaseModel], *, drop: Iterable[str] = ()) -> dict[st
     return out
 
 
-def flatten(node: Any, defs: dict[str, Any]) -> Any:
-    """Inline `$ref`s, turn `anyOf: [X, null]` into X, drop titles and our markers."""
+def flatten(node: Any, defs: dict[str, Any], *, nullable: bool = False) -> Any:
+    """Inline `$ref`s, turn `anyOf: [X, null]` into X (or X or null, when `nullable`), drop
+    titles and our markers."""
     if isinstance(node, list):
-        return [flatten(item, defs) for item in node]
+        return [flatten(item, defs, nullable=nullable) for item in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
         target = defs[node["$ref"].rsplit("/", 1)[-1]]
         merged = copy.deepcopy(target) | {k: v for k, v in node.items() if k != "$ref"}
-        return flatten(merged, defs)
+        return flatten(merged, defs, nullable=nullable)
     for combinator in COMBINATORS:
         if combinator in node:
             branches = [b for b in node[combinator] if b.get("type") != "null"]
             if len(branches) != 1:
                 raise TypeError(f"no flat schema for a union of {branches!r}")
             rest = {k: v for k, v in node.items() if k != combinator}
-            return flatten(branches[0] | rest, defs)
+            flat = flatten(branches[0] | rest, defs, nullable=nullable)
+            return or_null(flat) if nullable and len(branches) < len(node[combinator]) else flat
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key in OUR_MARKERS or (key == "default" and value is None):
             continue
-        out[key] = value if key in ("enum", "default", "const") else flatten(value, defs)
+        keep = key in ("enum", "default", "const")
+        out[key] = value if keep else flatten(value, defs, nullable=nullable)
     if "properties" in node:
-        out["properties"] = {k: flatten(v, defs) for k, v in node["properties"].items()}
+        out["properties"] = {
+            k: flatten(v, defs, nullable=nullable) for k, v in node["properties"].items()
+        }
+    return out
+
+
+def or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema, also admitting null (a schema without a type admits it already)."""
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
     return out
 
 

@@ -97,6 +97,7 @@ class RefEntry:
     main_doc: str  # the tab's main document when the ref was handed out
     frame: int  # 0 for the main frame
     identity: Identity
+    url: str = ""  # a link's /url as the snapshot showed it: the approval gate reads it
 
     def label(self) -> str:
         name = self.identity.name
@@ -203,6 +204,7 @@ class RefRegistry:
                 main_doc=capture.main_doc,
                 frame=node.frame,
                 identity=found[node],
+                url=node.props.get("url", ""),
             )
             node.ref = ref
         if len(self._entries) > MAX_ENTRIES:
@@ -223,7 +225,9 @@ class RefRegistry:
 
     def was_issued(self, ref: str) -> bool:
         """True for any ref this tab ever handed out, dead or alive."""
-        return is_ref(ref) and int(ref[1:]) < self._next
+        # By length first: int() refuses strings of over 4300 digits.
+        digits = ref[1:]
+        return is_ref(ref) and len(digits) <= len(str(self._next)) and int(digits) < self._next
 
     def _prune(self, capture: Capture) -> None:
         live = {n.ref for n in capture.root.walk() if n.ref is not None}

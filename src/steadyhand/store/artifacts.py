@@ -22,6 +22,12 @@ def artifact_path(root: Path, session: str, label: str, ext: str) -> Path:
 
 def requested_path(given: str, command: str) -> Path:
     """A path the caller asked for: it must be absolute (the daemon has its own cwd)."""
+    if "\0" in given:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"{command} path {given!r} contains a NUL character",
+            "give a path without NUL characters",
+        )
     path = Path(given)
     if not path.is_absolute():
         raise SteadyhandError(

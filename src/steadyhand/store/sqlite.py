@@ -1,4 +1,4 @@
-"""The embedded store: one SQLite file (WAL) with sessions and the action log.
+"""The embedded store: one SQLite file (WAL) with sessions, the action log and approvals.
 
 The schema is versioned with `PRAGMA user_version`; MIGRATIONS[i] moves a database from
 version i to i+1, so later issues append to the list and never edit a shipped step.
@@ -56,6 +56,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX checkpoints_session ON checkpoints (session, id);
     """,
+    # Approvals: calls a person approved or denied (params redacted as in the action log).
+    """
+    CREATE TABLE approvals (
+        id            TEXT PRIMARY KEY,
+        session       TEXT,
+        command       TEXT NOT NULL,
+        target        TEXT NOT NULL,
+        params_json   TEXT NOT NULL,
+        reason        TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        requested_at  REAL NOT NULL,
+        decided_at    REAL,
+        note          TEXT
+    );
+    CREATE INDEX approvals_status ON approvals (status, requested_at);
+    """,
 ]
 KEEP_CHECKPOINTS = 3  # per session: the newest, and two to fall back on
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -85,6 +101,25 @@ class Checkpoint:
     reason: str
     last_action: int  # the action_log id of the last action the state includes
     state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ApprovalRow:
+    id: str
+    session: str | None
+    command: str
+    target: str
+    params: dict[str, Any]
+    reason: str
+    status: str  # pending, approved, denied, expired or cancelled
+    requested_at: float
+    decided_at: float | None = None
+    note: str | None = None
+
+
+APPROVAL_COLUMNS = (
+    "id, session, command, target, params_json, reason, status, requested_at, decided_at, note"
+)
 
 
 @dataclass(frozen=True)
@@ -295,6 +330,65 @@ class Store:
                 result=None if r[12] is None else json.loads(r[12]),
             )
             for r in reversed(rows)
+        ]
+
+    def add_approval(self, row: ApprovalRow) -> bool:
+        """Store a new approval; False when its id is taken."""
+        values: tuple[Any, ...] = (row.id, row.session, row.command, row.target)
+        values += (json.dumps(row.params), row.reason, row.status, row.requested_at)
+        values += (row.decided_at, row.note)
+        try:
+            with self._lock:
+                self._db.execute(
+                    f"INSERT INTO approvals ({APPROVAL_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    values,
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def settle_approval(
+        self, approval_id: str, status: str, note: str | None, decided_at: float
+    ) -> bool:
+        """Record the decision on a pending approval; False when it was not pending."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE approvals SET status = ?, note = ?, decided_at = ?"
+                " WHERE id = ? AND status = 'pending'",
+                (status, note, decided_at, approval_id),
+            )
+            return cursor.rowcount == 1
+
+    def cancel_pending_approvals(self, note: str) -> int:
+        """Settle every pending approval as cancelled (their daemon is gone)."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE approvals SET status = 'cancelled', note = ?, decided_at = ?"
+                " WHERE status = 'pending'",
+                (note, time.time()),
+            )
+            return cursor.rowcount
+
+    def approval(self, approval_id: str) -> ApprovalRow | None:
+        found = self._approval_rows("WHERE id = ?", (approval_id,))
+        return found[0] if found else None
+
+    def approvals(self, decided_limit: int = 1000) -> list[ApprovalRow]:
+        """Pending approvals, oldest first, then up to `decided_limit` decided, newest first."""
+        pending = self._approval_rows("WHERE status = 'pending' ORDER BY requested_at", ())
+        decided = self._approval_rows(
+            "WHERE status != 'pending' ORDER BY decided_at DESC, requested_at DESC LIMIT ?",
+            (decided_limit,),
+        )
+        return pending + decided
+
+    def _approval_rows(self, where: str, args: tuple[Any, ...]) -> list[ApprovalRow]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT {APPROVAL_COLUMNS} FROM approvals {where}", args)
+            found = rows.fetchall()
+        return [
+            ApprovalRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], r[9])
+            for r in found
         ]
 
     def sessions(self) -> dict[str, str]:

@@ -1,0 +1,128 @@
+"""Which command calls a person must approve first, and why: the approval settings as rules.
+
+Pure decisions on what is known without touching the page (a ref's identity from the
+tab's registry, a URL, the command's name); gate.py gathers those facts for a call.
+
+- `approval_names` (a case-insensitive regex, searched in the accessible name): a click
+  (double-click too), download, check, uncheck, select, or press on an element (`press
+  KEY --ref`) whose name matches. A select also when a chosen option (value or label, as
+  given) matches: picking "Delete account" in an "Action" menu is the decision.
+- `approval_domains` (comma-separated hosts; subdomains included): open, navigate and
+  tab.new to such a host, and any of the element acts above on a link that leads there.
+- `approval_uploads`: every upload.
+- `request_approval`: always (the agent asks a person explicitly).
+
+Empty settings gate nothing (the default).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+# Commands that act on one element and commit something a person may care about.
+ELEMENT_ACTS = frozenset({"click", "download", "check", "uncheck", "select", "press"})
+NAVIGATIONS = frozenset({"open", "navigate", "tab.new"})
+
+
+@dataclass(frozen=True)
+class Element:
+    """What is known of an element an act aims at."""
+
+    role: str
+    name: str
+    url: str = ""  # a link's href as the snapshot showed it (may be relative)
+
+    def label(self) -> str:
+        return f'{self.role} "{self.name}"' if self.name else self.role
+
+
+class Policy:
+    """The approval settings, parsed once."""
+
+    def __init__(self, names: str = "", domains: str = "", uploads: bool = False) -> None:
+        try:
+            self.names = re.compile(names, re.IGNORECASE) if names else None
+        except re.error as exc:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting approval_names={names!r} is not a regular expression: {exc}",
+                'e.g. "pay|buy|place order|delete" (matched anywhere in the name, any case)',
+            ) from exc
+        self.domains = tuple(d for d in map(_host_of_entry, domains.split(",")) if d)
+        self.uploads = uploads
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Policy:
+        return cls(settings.approval_names, settings.approval_domains, settings.approval_uploads)
+
+    @property
+    def active(self) -> bool:
+        """Whether anything at all is gated by the settings."""
+        return bool(self.names or self.domains or self.uploads)
+
+    def name_matches(self, text: str) -> bool:
+        return bool(self.names and text and self.names.search(text))
+
+    def listed_domain(self, url: str, base: str = "") -> str | None:
+        """The approval_domains entry `url`'s host falls under (relative to `base`)."""
+        if not self.domains or not url:
+            return None
+        try:
+            host = (urlsplit(urljoin(base, url)).hostname or "").rstrip(".").lower()
+        except ValueError:
+            return None
+        return next((d for d in self.domains if host == d or host.endswith("." + d)), None)
+
+    # Each rule below gives the reason a call needs approval, in words for a person; None
+    # when it needs none.
+
+    def navigation(self, command: str, url: str) -> str | None:
+        domain = self.listed_domain(url) if command in NAVIGATIONS else None
+        return None if domain is None else f"{command} to {domain} (listed in approval_domains)"
+
+    def element(
+        self,
+        command: str,
+        element: Element,
+        page_url: str = "",
+        values: tuple[str, ...] = (),
+    ) -> str | None:
+        """Acting on `element` with `command` (`values`: the options a select picks)."""
+        if command not in ELEMENT_ACTS:
+            return None
+        label = element.label()
+        if self.name_matches(element.name):
+            return f"{command} on {label}: its name matches approval_names"
+        chosen = next((v for v in values if self.name_matches(v)), None)
+        if command == "select" and chosen is not None:
+            return f"select {chosen!r} in {label}: it matches approval_names"
+        domain = self.listed_domain(element.url, page_url) if element.role == "link" else None
+        if domain is not None:
+            return f"{command} on {label} leads to {domain} (listed in approval_domains)"
+        return None
+
+    def locator(self, command: str, spec: str) -> str | None:
+        """A locator whose own text matches approval_names (its element may not exist yet)."""
+        if command in ELEMENT_ACTS and self.name_matches(spec):
+            return f"{command} on {spec}: the locator matches approval_names"
+        return None
+
+    def upload(self) -> str | None:
+        return "upload (approval_uploads is on)" if self.uploads else None
+
+
+def _host_of_entry(entry: str) -> str:
+    """`Example.com`, `*.example.com`, `https://example.com/x` -> example.com."""
+    text = entry.strip().lower()
+    if "://" in text:
+        text = urlsplit(text).hostname or ""
+    text = text.split("/", 1)[0].removeprefix("*.").strip(".")
+    if text.startswith("["):  # an IPv6 address, as urlsplit names it: no brackets
+        return text[1:].split("]", 1)[0]
+    host, _, port = text.rpartition(":")
+    return host if host and port.isdigit() else text

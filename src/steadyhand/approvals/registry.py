@@ -1,0 +1,191 @@
+"""Approvals in flight: ask a person, wait for `approve`/`deny`, record the decision.
+
+A request is stored as pending (and POSTed to the webhook, if set), then waits up to
+approval_timeout_s for a decision. It ends as one of:
+
+- approved / denied: a person ran `steadyhand approve ID` / `deny ID` (with a note);
+- expired: nobody decided in time;
+- cancelled: the daemon stopped (or the call was abandoned) while it waited. Approvals a
+  killed daemon left pending are cancelled by the next daemon on start.
+
+Only `approved` lets the call go on. The stored row, the log lines and the webhook carry
+the call's params as redacted for the action log, never typed text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from steadyhand.approvals.policy import Policy
+from steadyhand.approvals.webhook import Webhook
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.sqlite import ApprovalRow, Store
+
+log = logging.getLogger("steadyhand.approvals")
+
+PENDING, APPROVED, DENIED, EXPIRED, CANCELLED = (
+    "pending",
+    "approved",
+    "denied",
+    "expired",
+    "cancelled",
+)
+LIST_HINT = "list them with `steadyhand approvals --all`"
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    status: str
+    note: str | None
+    decided_at: float
+    waited_ms: float = 0.0
+
+    @property
+    def approved(self) -> bool:
+        return self.status == APPROVED
+
+
+@dataclass
+class _Waiting:
+    row: ApprovalRow
+    decided: asyncio.Future[Decision]
+
+
+class Approvals:
+    """The runtime's approvals: the policy, the requests waiting, and the decisions."""
+
+    def __init__(self, settings: Settings, store: Store, stopping: asyncio.Event) -> None:
+        self.policy = Policy.from_settings(settings)
+        self.timeout_s = max(0.0, settings.approval_timeout_s)
+        self.webhook = Webhook(settings.approval_webhook) if settings.approval_webhook else None
+        self.store = store
+        self._stopping = stopping
+        self._waiting: dict[str, _Waiting] = {}
+
+    async def request(
+        self, *, session: str | None, command: str, target: str, reason: str, params: Any
+    ) -> Decision:
+        """Ask for approval and wait for the decision (at most approval_timeout_s)."""
+        started = time.monotonic()
+        waiting = await self._open(session, command, target, reason, params)
+        row = waiting.row
+        log.info("approval %s requested: %s %s (%s)", row.id, command, target, reason)
+        if self.webhook is not None:
+            self.webhook.send(self._payload(row))
+        stopping: asyncio.Future[Any] = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait(
+                {waiting.decided, stopping},
+                timeout=self.timeout_s,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        except asyncio.CancelledError:
+            if self._waiting.pop(row.id, None) is not None:
+                self.store.settle_approval(row.id, CANCELLED, "the call was abandoned", time.time())
+            raise
+        finally:
+            stopping.cancel()
+        if not waiting.decided.done():
+            # Nobody decided: expired, or cancelled by the daemon stopping.
+            self._waiting.pop(row.id, None)
+            status, note = (
+                (CANCELLED, "the daemon stopped")
+                if self._stopping.is_set()
+                else (EXPIRED, f"no decision within {self.timeout_s:g} s")
+            )
+            waiting.decided.set_result(Decision(row.id, status, note, time.time()))
+            await asyncio.to_thread(self.store.settle_approval, row.id, status, note, time.time())
+        decision = replace(waiting.decided.result(), waited_ms=_ms_since(started))
+        log.info("approval %s %s", row.id, decision.status)
+        return decision
+
+    async def _open(
+        self, session: str | None, command: str, target: str, reason: str, params: Any
+    ) -> _Waiting:
+        """Store the request as pending and register it as waiting, under a fresh id."""
+        while True:
+            row = ApprovalRow(
+                id=secrets.token_hex(3),
+                session=session,
+                command=command,
+                target=target,
+                params=params,
+                reason=reason,
+                status=PENDING,
+                requested_at=time.time(),
+            )
+            if row.id in self._waiting:
+                continue
+            # Registered first, so a decision that comes as soon as the row is visible finds it.
+            waiting = self._waiting[row.id] = _Waiting(
+                row, asyncio.get_running_loop().create_future()
+            )
+            if await asyncio.to_thread(self.store.add_approval, row):
+                break
+            del self._waiting[row.id]  # the id was used before
+        if waiting.decided.done():  # decided before the row was stored: record it now
+            done = waiting.decided.result()
+            await asyncio.to_thread(
+                self.store.settle_approval, row.id, done.status, done.note, done.decided_at
+            )
+        return waiting
+
+    async def decide(self, approval_id: str, approve: bool, note: str | None) -> ApprovalRow:
+        """A person's decision on a pending approval: the row as decided."""
+        key = approval_id.strip().lower()
+        status = APPROVED if approve else DENIED
+        waiting = self._waiting.pop(key, None)
+        if waiting is None:
+            raise await self._not_waiting(approval_id, key)
+        now = time.time()
+        waiting.decided.set_result(Decision(key, status, note, now))
+        await asyncio.to_thread(self.store.settle_approval, key, status, note, now)
+        log.info("approval %s %s by a person", key, status)
+        return replace(waiting.row, status=status, note=note, decided_at=now)
+
+    async def _not_waiting(self, approval_id: str, key: str) -> SteadyhandError:
+        row = await asyncio.to_thread(self.store.approval, key)
+        if row is None:
+            return SteadyhandError(
+                ErrorCode.NOT_FOUND,
+                f"there is no approval {approval_id!r}",
+                f"ids are the 6 characters `approvals` shows; {LIST_HINT}",
+                {"approval": approval_id},
+            )
+        was = row.status if row.status != PENDING else "no longer waiting (it just ended)"
+        return SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"approval {key} is already decided: {was}",
+            "only a pending approval can be decided; the agent has to ask again "
+            f"(a new request, with a new id) if it still needs it; {LIST_HINT}",
+            {"approval": key, "status": row.status},
+        )
+
+    def listing(self, include_all: bool, recent: int = 20) -> list[ApprovalRow]:
+        """Pending first, then the latest decisions (every one with `include_all`)."""
+        return self.store.approvals(decided_limit=1_000_000 if include_all else recent)
+
+    def _payload(self, row: ApprovalRow) -> dict[str, Any]:
+        return {
+            "id": row.id,
+            "session": row.session,
+            "command": row.command,
+            "target": row.target,
+            "reason": row.reason,
+            "params": row.params,
+            "requested_at": row.requested_at,
+            "expires_at": row.requested_at + self.timeout_s,
+            "approve": f"steadyhand approve {row.id}",
+            "deny": f"steadyhand deny {row.id}",
+        }
+
+
+def _ms_since(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)
