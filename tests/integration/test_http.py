@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import jsonschema  # type: ignore[import-untyped]  # (no stubs in the dev set)
+import jsonschema
 import pytest
 
 from steadyhand.commands import COMMANDS
