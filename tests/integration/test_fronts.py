@@ -21,6 +21,8 @@ from steadyhand import tools
 from steadyhand.errors import NotFoundError, SteadyhandError
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings
+from tests.http_server import start_http
+from tests.integration.test_mcp import stdio_mcp, text_of
 
 pytestmark = pytest.mark.integration
 
@@ -180,6 +182,46 @@ def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, 
         assert stale["content"].startswith("error [not_found]:")
     finally:
         client.close()
+
+
+def test_http_and_mcp_see_the_same_page(daemon: Daemon, site: str) -> None:
+    """Driven by httpx and by the official MCP client over stdio; the MCP session is the
+    connection's own (no `session` given), the HTTP one named."""
+    server = start_http(daemon.env)
+    try:
+        with server.client() as http:
+
+            def over_http(command: str, **params: Any) -> Any:
+                answer = http.post(f"/v1/{command}", json={"session": "front-http", **params})
+                assert answer.status_code == 200, answer.text
+                body = answer.json()
+                assert body["ok"] is True
+                return body["result"]
+
+            seen_http = drive(over_http, site, "http")
+            stale = http.post("/v1/click", json={"session": "front-http", "ref": "e999"})
+            assert stale.status_code == 404 and stale.json()["error"]["code"] == "not_found"
+    finally:
+        server.stop()
+    check(seen_http, "http")
+
+    async def over_mcp() -> tuple[dict[str, Any], str]:
+        async with stdio_mcp(daemon.env) as client:
+
+            async def call(command: str, **params: Any) -> Any:
+                result = await client.call_tool(command.replace(".", "_"), params)
+                assert not result.is_error, text_of(result)
+                return result.structured_content
+
+            seen = await adrive(call, site, "mcp")
+            stale = await client.call_tool("click", {"ref": "e999"})
+            assert stale.is_error and text_of(stale).startswith("error [not_found]:")
+            return seen, text_of(await client.call_tool("snapshot", {}))
+
+    seen_mcp, page = asyncio.run(over_mcp())
+    check(seen_mcp, "mcp")
+    assert seen_mcp["refs"] == seen_http["refs"]
+    assert page.startswith("# t1 · Form fixture · "), "the model reads the snapshot as text"
 
 
 def test_a_client_outlives_its_daemon(fresh_daemon: Daemon) -> None:
