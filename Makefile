@@ -39,6 +39,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/snapshot.py
 	$(PY) bench/sessions.py
 	$(PY) bench/fronts_http.py
+	$(PY) bench/fronts_mcp.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

@@ -11,8 +11,7 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
 from steadyhand.fronts.tools import agent_commands, tool_name
 from steadyhand.snapshot.lookup import find_ref
-from tests.conftest import Daemon
+from tests.conftest import Daemon, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -60,13 +59,6 @@ async def call(client: ClientSession, tool: str, /, **arguments: Any) -> types.C
     return result
 
 
-def wait_until(check: Callable[[], bool], timeout_s: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def session_status(daemon: Daemon) -> dict[str, str]:
     return {s["name"]: s["status"] for s in daemon.call("sessions")["sessions"]}
 
@@ -82,6 +74,8 @@ def test_tools_come_from_the_table(daemon: Daemon) -> None:
     assert "daemon_stop" not in tools and "tab_new" in tools and "snapshot" in tools
     for tool in listed.tools:
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         assert tool.input_schema["type"] == "object", tool.name
         assert not set(walk_keys(tool.input_schema)) & {*COMBINATORS, "$ref"}, tool.name
         session = tool.input_schema["properties"]["session"]
@@ -117,12 +111,20 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
 
 
 def test_screenshot_returns_the_png(daemon: Daemon, site: str) -> None:
+    """Also the stateless protocol on stdio: the SDK's high-level client picks 2026-07-28."""
+
     async def scenario() -> types.CallToolResult:
-        async with stdio_mcp(daemon.env) as session:
-            await call(session, "open", url=f"{site}/form.html")
-            return await call(session, "screenshot")
+        server = StdioServerParameters(
+            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=daemon.env
+        )
+        async with Client(server) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            opened = await client.call_tool("open", {"url": f"{site}/form.html"})
+            assert not opened.is_error, text_of(opened)
+            return await client.call_tool("screenshot", {})
 
     result = asyncio.run(scenario())
+    assert not result.is_error, text_of(result)
     image = result.content[-1]
     assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
     png = base64.b64decode(image.data)
@@ -176,7 +178,7 @@ def test_each_client_gets_its_own_session(daemon: Daemon, site: str) -> None:
     assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]
     owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
     assert len(owned) == 2, owned
-    wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
+    assert wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
     assert session_status(daemon)["kept-mcp"] == "active"
 
 
@@ -318,7 +320,7 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
         assert auto[0] in HANDSHAKE_PROTOCOL_VERSIONS and not auto[1].is_error, text_of(auto[1])
         owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
         assert len(owned) == 3, owned
-        wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
+        assert wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
         assert pinned[0] == "2026-07-28" and pinned[1].is_error
         assert text_of(pinned[1]).startswith("error [bad_request]: ")
         assert "pass `session`" in text_of(pinned[1])

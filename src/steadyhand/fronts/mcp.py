@@ -140,10 +140,12 @@ async def serve_http(
 ) -> None:
     import uvicorn
 
+    from steadyhand.fronts.http import listen, url_of
     from steadyhand.fronts.http_security import Guard, check_bind, load_or_create_token
 
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
+    sock = listen(host, port)
     front = Front(settings, local, per_process=False)
     prefer_handshake(front.server)
     app = front.server.streamable_http_app(
@@ -162,18 +164,19 @@ async def serve_http(
             await front.aclose()
 
     app.router.lifespan_context = lifespan
-    guarded = Guard(app, token, settings.http_max_body_bytes, allowed_hosts=frozenset({host}))
-    sock = listen(host, port)
-    shown = f"[{host}]" if ":" in host else host
+    # As the HTTP API: a remote bind also answers to the machine's name.
+    allowed = frozenset({host, socket.gethostname()}) if allow_remote else frozenset()
+    guarded = Guard(app, token, settings.http_max_body_bytes, allowed_hosts=allowed)
     print(
-        f"steadyhand MCP (streamable HTTP) on http://{shown}:{sock.getsockname()[1]}{MCP_PATH}"
-        f" · bearer token in {settings.http_token_path}",
+        f"steadyhand MCP (streamable HTTP) on {url_of(sock)}{MCP_PATH} "
+        f"(token: {settings.http_token_path})",
         flush=True,
     )
     config = uvicorn.Config(
         guarded,
         log_config=None,
         access_log=False,
+        server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
@@ -182,24 +185,6 @@ async def serve_http(
     finally:
         sock.close()
         await front.aclose()
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """A listening socket bound here, so `--port 0` picks a free port we can print."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"cannot listen on {host}:{port}: {exc}",
-            "pick another --port (0 takes a free one)",
-        ) from exc
-    return sock
 
 
 def parser() -> argparse.ArgumentParser:

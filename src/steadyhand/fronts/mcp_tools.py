@@ -1,11 +1,12 @@
 """The MCP tools, one per command of the table, and what a tool call hands back.
 
-Tool names, descriptions and input schemas come from COMMANDS (`tab.new` is `tab_new`,
-its doc the description, its params the flat schema). A result is the same text the LLM
-tool results give (agent_text: a snapshot or `text` block under a one-line header, other
-results as JSON) plus the JSON as structuredContent; a result that points at a PNG (a
-screenshot) carries the image too. A failure is a tool result with isError, never a
-protocol error: `error [code]: message` and a hint the model can act on.
+Tool names, descriptions and schemas come from COMMANDS (`tab.new` is `tab_new`, its doc
+the description, its params the flat input schema, its result model the output schema, as
+in the OpenAPI document). A result is the same text the LLM tool results give (agent_text:
+a snapshot or `text` block under a one-line header, other results as JSON) plus the JSON
+as structuredContent, which MCP clients check against the output schema; a result that
+points at a PNG (a screenshot) carries the image too. A failure is a tool result with
+isError, never a protocol error: `error [code]: message` and a hint the model can act on.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp import types
 from steadyhand.commands import Command
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts.agent_text import error_text, result_text
+from steadyhand.fronts.openapi import result_schema
 from steadyhand.fronts.schema import params_schema
 from steadyhand.fronts.tools import agent_commands, tool_name
 
@@ -74,6 +76,7 @@ def tool(command: Command) -> types.Tool:
         name=tool_name(command.name),
         description=command.doc + (f"\n{more}" if more else ""),
         input_schema=schema,
+        output_schema=result_schema(command),
         annotations=hints(command),
     )
 
