@@ -56,6 +56,7 @@ READ_ONLY = frozenset(
         "daemon.status",
         "profile.list",
         "profile.export",
+        "approvals",
     }
 )
 DESTRUCTIVE = frozenset(
