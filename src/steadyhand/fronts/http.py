@@ -26,7 +26,12 @@ from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.cli import report_error
 from steadyhand.fronts.http_app import build_app
-from steadyhand.fronts.http_security import ASGIApp, check_bind, load_or_create_token
+from steadyhand.fronts.http_security import (
+    ASGIApp,
+    check_bind,
+    load_or_create_token,
+    network_options,
+)
 
 __all__ = ["build_app", "main"]
 
@@ -40,16 +45,7 @@ def main(argv: list[str]) -> int:
         "token (http.token in the state dir). The MCP front is `steadyhand mcp`.",
     )
     parser.add_argument("--http", action="store_true", help="serve the HTTP API (required)")
-    parser.add_argument("--host", help="address to listen on (default: http_host, 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default: http_port, 8787; 0: any free)")
-    parser.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="allow a non-loopback address (put TLS in front; the API drives your browser)",
-    )
-    parser.add_argument(
-        "--local", action="store_true", help="run the engine in this process, not the daemon"
-    )
+    network_options(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     try:

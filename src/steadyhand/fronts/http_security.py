@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hmac
 import ipaddress
 import json
@@ -104,6 +105,23 @@ def check_bind(host: str, allow_remote: bool) -> None:
             "listen on 127.0.0.1 (the default); if you must, pass --allow-remote (or set "
             "http_allow_remote) and put TLS in front",
         )
+
+
+def network_options(parser: argparse.ArgumentParser, when: str = "") -> None:
+    """--host, --port, --allow-remote and --local, as every network front takes them."""
+    only = f"with {when}: " if when else ""
+    parser.add_argument("--host", help=only + "address to listen on (setting http_host, 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, help=only + "port (setting http_port, 8787; 0: any free one)"
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help=only + "allow a non-loopback --host (put TLS in front: it drives your browser)",
+    )
+    parser.add_argument(
+        "--local", action="store_true", help="run the engine in this process, not the daemon"
+    )
 
 
 class Guard:

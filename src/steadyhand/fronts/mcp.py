@@ -32,6 +32,7 @@ from steadyhand.client import Backend, Client, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.agent_text import error_text
+from steadyhand.fronts.http_security import network_options
 from steadyhand.fronts.mcp_sessions import Owner, prefer_handshake
 from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
 from steadyhand.fronts.tools import to_command
@@ -193,16 +194,7 @@ def parser() -> argparse.ArgumentParser:
         description="Serve every steadyhand command as an MCP tool (stdio by default).",
     )
     out.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
-    out.add_argument("--host", help="with --http: address to listen on (setting http_host)")
-    out.add_argument("--port", type=int, help="with --http: port, 0 for any (setting http_port)")
-    out.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="with --http: allow a non-loopback --host (put TLS in front)",
-    )
-    out.add_argument(
-        "--local", action="store_true", help="run the browser in this process, not the daemon"
-    )
+    network_options(out, when="--http")
     out.add_argument("-v", "--verbose", action="store_true", help="log more (to stderr)")
     return out
 
