@@ -54,8 +54,23 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             + "commands: "
             + ", ".join(sorted(COMMANDS)),
         )
-    _check_raw(command, raw)  # before the try: such params cannot even be logged
     started = time.monotonic()
+    try:
+        _check_raw(command, raw)
+    except SteadyhandError as refused:
+        # Such params cannot be stored as they are: the refusal is, without them.
+        named = raw.get("session")
+        session = named.encode(errors="backslashreplace").decode() if isinstance(named, str) else ""
+        await _record(
+            runtime,
+            command,
+            raw={"params": "(not storable: see the error)"},
+            call=None,
+            session=session or "default",
+            started=started,
+            error=refused,
+        )
+        raise
     session_name = str(raw.get("session") or "default")
     call: Call | None = None
     try:

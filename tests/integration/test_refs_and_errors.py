@@ -215,6 +215,8 @@ def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, sit
     daemon.call("type", session=s, ref=pw, text="hunter2-typed")
     daemon.call("fill", session=s, fields={name: "Visible Name", pw: "hunter2-filled"})
     daemon.fail("click", session=s, ref="e999")
+    unstorable = daemon.fail("type", session=s, ref=name, text="lone \ud800 surrogate")
+    assert unstorable.code == "bad_request", "refused before anything is typed or logged raw"
     with sqlite3.connect(daemon.settings.store_path) as db:
         rows = db.execute(
             "SELECT command, tab, params_json, ok, error_code, duration_ms FROM action_log"
@@ -223,13 +225,14 @@ def test_action_log_records_everything_with_secrets_redacted(daemon: Daemon, sit
         ).fetchall()
         dump = "\n".join(db.iterdump())
         statuses = dict(db.execute("SELECT name, status FROM sessions").fetchall())
-    assert [r[0] for r in rows] == ["open", "snapshot", "type", "fill", "click"]
-    assert all(r[1] == "t1" for r in rows)
+    assert [r[0] for r in rows] == ["open", "snapshot", "type", "fill", "click", "type"]
+    assert all(r[1] == "t1" for r in rows[:5])
     typed = json.loads(rows[2][2])
     assert typed == {"ref": pw, "text": "[redacted]"}
     filled = json.loads(rows[3][2])["fields"]
     assert filled == {name: "Visible Name", pw: "[redacted]"}
     assert rows[4][3:5] == (0, "not_found")
+    assert rows[5][3:5] == (0, "bad_request"), "the refusal is in the log too"
     assert all(r[5] >= 0 for r in rows)
     assert "hunter2" not in dump, "no trace of the password anywhere in the database"
     assert "hunter2" not in daemon.settings.log_path.read_text(), "nor in the daemon's log"
