@@ -55,7 +55,7 @@ from typing import Any
 
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.engine.chromium import BrowserProcess, find_owned_browsers
+from steadyhand.engine.chromium import BrowserProcess, find_owned_browsers, owned_processes
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.fronts.rpc_client import process_alive
@@ -164,26 +164,6 @@ def stop(daemon: Daemon) -> list[str]:
 # ---------------------------------------------------------------- memory of a process tree
 
 
-def process_tree(roots: set[int]) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                parents[int(entry.name)] = int(fields[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    tree = set(roots)
-    grew = True
-    while grew:
-        grew = False
-        for pid, parent in parents.items():
-            if parent in tree and pid not in tree:
-                tree.add(pid)
-                grew = True
-    return tree
-
-
 def _kb(path: Path, key: str) -> int | None:
     try:
         for line in path.read_text().splitlines():
@@ -202,11 +182,10 @@ class Memory:
 
 
 def tree_memory(state_dir: Path) -> Memory:
-    roots = {b.pid for b in find_owned_browsers(state_dir) if process_alive(b.pid)}
     rss = pss = 0
     pss_ok = True
     count = 0
-    for pid in process_tree(roots):
+    for pid in owned_processes(state_dir):
         proc = Path("/proc") / str(pid)
         got_rss = _kb(proc / "status", "VmRSS:")
         if got_rss is None:  # gone, or a zombie (no VmRSS)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.engine.chromium import find_owned_browsers
+from steadyhand.engine.chromium import find_owned_browsers, owned_processes
 from steadyhand.fronts.rpc_client import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
@@ -90,25 +90,11 @@ def _cwd(pid: str) -> str:
         return ""
 
 
-def owned_chromium(state_dir: Path) -> set[int]:
-    """Every Chromium process (renderers too) in the process groups of this state dir's
-    browsers: other test runs on the machine start Chromium of their own meanwhile."""
-    groups = {b.pgid for b in find_owned_browsers(state_dir)}
-    found = set()
-    for pid in chromium_pids():
-        try:
-            if os.getpgid(pid) in groups:
-                found.add(pid)
-        except ProcessLookupError:
-            continue
-    return found
-
-
 def test_sigterm_closes_every_browser(fresh_daemon: Daemon, site: str) -> None:
     d = fresh_daemon
     assert d.cli("open", f"{site}/nav-a.html").rc == 0
     assert d.cli("tab", "new", f"{site}/form.html").rc == 0
-    ours = owned_chromium(d.settings.state_dir)
+    ours = owned_processes(d.settings.state_dir)
     assert ours, "the daemon runs a Chromium"
     pid = d.pid()
     assert pid is not None
@@ -125,7 +111,7 @@ def test_sigterm_closes_every_browser(fresh_daemon: Daemon, site: str) -> None:
 def test_next_start_reaps_chromium_left_by_a_killed_daemon(fresh_daemon: Daemon, site: str) -> None:
     d = fresh_daemon
     assert d.cli("open", f"{site}/nav-a.html").rc == 0
-    ours = owned_chromium(d.settings.state_dir)
+    ours = owned_processes(d.settings.state_dir)
     (browser,) = find_owned_browsers(d.settings.state_dir)
     # A hung browser does not exit when its pipe to the driver closes; SIGSTOP makes
     # it one, so the daemon's death really leaves an orphan behind.
@@ -150,9 +136,8 @@ def test_next_start_reaps_chromium_left_by_a_killed_daemon(fresh_daemon: Daemon,
 
 def test_daemon_stop_closes_browser_and_exits(fresh_daemon: Daemon, site: str) -> None:
     d = fresh_daemon
-    before = chromium_pids()
     assert d.cli("open", f"{site}/nav-a.html").rc == 0
-    ours = chromium_pids() - before
+    ours = owned_processes(d.settings.state_dir)
     pid = d.pid()
     stopped = d.cli("daemon", "stop")
     assert stopped.rc == 0 and "stopping: True" in stopped.out
@@ -280,9 +265,8 @@ def test_secrets_typed_from_stdin_stay_out_of_argv_and_the_log(daemon: Daemon, s
 
 def test_killing_only_the_daemon_leaves_no_chromium(fresh_daemon: Daemon, site: str) -> None:
     d = fresh_daemon
-    before = chromium_pids()
     assert d.cli("open", f"{site}/nav-a.html").rc == 0
-    ours = chromium_pids() - before
+    ours = owned_processes(d.settings.state_dir)
     pid = d.pid()
     assert pid is not None and ours
     os.kill(pid, signal.SIGKILL)

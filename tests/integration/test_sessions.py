@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from steadyhand.engine.chromium import find_owned_browsers
+from steadyhand.engine.chromium import find_owned_browsers, owned_processes
 from steadyhand.fronts import rpc_client
 from steadyhand.fronts.rpc_client import process_alive
 from steadyhand.snapshot.lookup import find_ref
@@ -60,28 +60,6 @@ def statuses(d: Daemon) -> dict[str, str]:
     return {s["name"]: s["status"] for s in d.call("sessions")["sessions"]}
 
 
-def owned_tree(state_dir: Path) -> set[int]:
-    """Every process of the Chromium this state dir started (main process and children)."""
-    roots = {b.pid for b in find_owned_browsers(state_dir)}
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                parents[int(entry.name)] = int(fields[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    tree = set(roots)
-    grew = True
-    while grew:
-        grew = False
-        for pid, parent in parents.items():
-            if parent in tree and pid not in tree:
-                tree.add(pid)
-                grew = True
-    return tree
-
-
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -97,7 +75,7 @@ def test_acquire_release_cycles_leak_no_process_fd_or_context(
     d.call("close", session="warm")
     pid = d.pid()
     assert pid is not None
-    fds, procs = open_fds(pid), len(owned_tree(d.settings.state_dir))
+    fds, procs = open_fds(pid), len(owned_processes(d.settings.state_dir))
     for n in range(20):
         d.call("open", session=f"cycle{n}", url=f"{site}/nav-a.html")
         assert d.call("daemon.status")["contexts"] == 1
@@ -105,9 +83,9 @@ def test_acquire_release_cycles_leak_no_process_fd_or_context(
     status = d.call("daemon.status")
     assert status["contexts"] == 0 and status["sessions"] == []
     # Renderer processes exit a moment after their context closes.
-    assert wait_until(lambda: len(owned_tree(d.settings.state_dir)) <= procs, 10), (
+    assert wait_until(lambda: len(owned_processes(d.settings.state_dir)) <= procs, 10), (
         procs,
-        owned_tree(d.settings.state_dir),
+        owned_processes(d.settings.state_dir),
     )
     assert open_fds(pid) <= fds + 2, (fds, open_fds(pid))  # the log file may rotate in
     assert set(statuses(d).values()) == {"closed"}
@@ -225,13 +203,13 @@ def test_a_killed_daemon_leaves_no_chromium_and_its_sessions_restore_logged_in(
 ) -> None:
     d = daemon_factory()
     log_in(d, "keep", site, "Ada")
-    tree = owned_tree(d.settings.state_dir)
+    tree = owned_processes(d.settings.state_dir)
     pid = d.pid()
     assert pid is not None and tree
     os.kill(pid, signal.SIGKILL)
     assert wait_until(lambda: not process_alive(pid))
     rpc_client.start_daemon(d.settings)
-    assert wait_until(lambda: not (tree & owned_tree(d.settings.state_dir)), 10), "reaped"
+    assert wait_until(lambda: not (tree & owned_processes(d.settings.state_dir)), 10), "reaped"
     assert statuses(d)["keep"] == "suspended"
     restored = d.call("session.restore", name="keep")
     assert restored["lost"] == []
@@ -318,7 +296,7 @@ def test_a_crashed_tab_is_noticed_at_once_and_its_session_recovered(
     log_in(d, "tab-crash", site, "Ada")
     renderers = [
         pid
-        for pid in owned_tree(d.settings.state_dir)
+        for pid in owned_processes(d.settings.state_dir)
         if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes()
     ]
     assert renderers, "the logged-in tab has a renderer process"

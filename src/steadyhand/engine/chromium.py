@@ -109,6 +109,33 @@ def find_owned_browsers(state_dir: Path) -> list[BrowserProcess]:
     return found
 
 
+def owned_processes(state_dir: Path) -> set[int]:
+    """Every process of the Chromium this state dir started: the browsers and all their
+    descendants (zygotes, renderers, GPU and utility processes)."""
+    return descendants({b.pid for b in find_owned_browsers(state_dir)})
+
+
+def descendants(roots: set[int]) -> set[int]:
+    """`roots` and every process below them, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree = set(roots)
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return tree
+
+
 def main() -> int:
     try:
         path = find_chromium()
