@@ -10,13 +10,15 @@ from mcp import types
 
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.mcp_tools import DESTRUCTIVE, READ_ONLY, error_result, tool_result, tools
+from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 
 
-def test_hint_sets_name_commands_and_do_not_overlap() -> None:
-    assert not (READ_ONLY | DESTRUCTIVE) - set(COMMANDS)
+def test_hints_come_from_the_table_and_do_not_overlap() -> None:
+    READ_ONLY = {name for name, c in COMMANDS.items() if c.reads_only}
+    DESTRUCTIVE = {name for name, c in COMMANDS.items() if c.destructive}
+    assert {"snapshot", "daemon.status"} <= READ_ONLY and {"close", "evaluate"} <= DESTRUCTIVE
     assert not READ_ONLY & DESTRUCTIVE
     assert not any(COMMANDS[name].acts for name in READ_ONLY)
     by_name = {tool.name: tool.annotations for tool in tools()}

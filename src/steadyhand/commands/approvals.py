@@ -42,7 +42,7 @@ class ApprovalList(Result):
     pending: int
 
 
-@command("approvals", touches_page=False, autostart=False, timeout="short")
+@command("approvals", reads_only=True, touches_page=False, autostart=False, timeout="short")
 async def approvals(call: Call, params: ApprovalsParams) -> ApprovalList:
     """List approvals: pending first (approve or deny them), then the latest decisions."""
     rows = await asyncio.to_thread(call.runtime.approvals.listing, params.all)

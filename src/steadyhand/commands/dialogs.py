@@ -24,7 +24,7 @@ class DialogResult(PageResult):
     dialog: dict[str, Any] | None = Field(None, description="a dialog that opened next, if any")
 
 
-@command("dialog")
+@command("dialog", destructive=True)
 async def dialog(call: Call, params: DialogParams) -> DialogResult:
     """Answer the dialog that stops a tab; the action it interrupted then completes."""
     tab = await call.tab(params.tab, dialog_ok=True)

@@ -113,7 +113,7 @@ async def _run(call: Call, tab: Tab, params: EvaluateParams) -> JSHandle:
         raise _script_error(exc) from exc
 
 
-@command("evaluate")
+@command("evaluate", destructive=True)
 async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
     """Run JavaScript in the page (or on an element) and return its value as JSON."""
     if not call.runtime.settings.allow_evaluate:

@@ -93,7 +93,7 @@ def _fit(items: list[Any], limit: int) -> list[Any]:
     return kept
 
 
-@command("extract")
+@command("extract", reads_only=True)
 async def extract(call: Call, params: ExtractParams) -> ExtractResult:
     """Read the page or an element as text, attribute values, table rows or Markdown."""
     _check(params)

@@ -28,7 +28,7 @@ class DaemonStatus(Result):
     recoveries: int = Field(description="sessions recovered since the daemon started")
 
 
-@command("daemon.status", touches_page=False, autostart=False, timeout="short")
+@command("daemon.status", reads_only=True, touches_page=False, autostart=False, timeout="short")
 async def daemon_status(call: Call, params: Params) -> DaemonStatus:
     """Report the daemon's pid, uptime, browser and sessions."""
     rt = call.runtime
@@ -82,7 +82,7 @@ class SessionList(Result):
     cap: int
 
 
-@command("sessions", touches_page=False, timeout="short")
+@command("sessions", reads_only=True, touches_page=False, timeout="short")
 async def sessions(call: Call, params: Params) -> SessionList:
     """List every session: status, profile, tabs, last action, checkpoint and health."""
     engine, store = call.engine, call.runtime.store
@@ -125,7 +125,7 @@ class Closed(Result):
     closed: str
 
 
-@command("close")
+@command("close", destructive=True)
 async def close(call: Call, params: Params) -> Closed:
     """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
     await call.engine.close_session(call.session_name)

@@ -255,7 +255,7 @@ async def _holds(tab: Tab, condition: Condition) -> bool:
         return False  # e.g. the document went away mid-check: ask again next round
 
 
-@command("wait")
+@command("wait", reads_only=True)
 async def wait(call: Call, params: WaitParams) -> WaitResult:
     """Wait until every condition given holds: text, URL, element, load state, or time."""
     tab = await call.tab(params.tab)

@@ -52,7 +52,7 @@ def write_private(path: Path, data: bytes) -> None:
         raise
 
 
-@command("pdf")
+@command("pdf", reads_only=True)
 async def pdf(call: Call, params: PdfParams) -> PdfResult:
     """Print the tab to a PDF file and return its path (headless browser only)."""
     if not call.runtime.settings.headless:

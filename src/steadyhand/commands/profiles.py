@@ -49,7 +49,7 @@ class ProfileList(Result):
     profiles: list[Profile]
 
 
-@command("profile.list", touches_page=False, timeout="short")
+@command("profile.list", reads_only=True, touches_page=False, timeout="short")
 async def profile_list(call: Call, params: Params) -> ProfileList:
     """List persistent profiles, their size and the session using each."""
     infos = await asyncio.to_thread(call.engine.profiles.list)
@@ -60,7 +60,7 @@ class Deleted(Result):
     deleted: str
 
 
-@command("profile.delete", touches_page=False, timeout="short")
+@command("profile.delete", destructive=True, touches_page=False, timeout="short")
 async def profile_delete(call: Call, params: ProfileParams) -> Deleted:
     """Delete a profile and everything Chromium kept in it (refused while it is open)."""
     await asyncio.to_thread(call.engine.profiles.delete, params.name)
@@ -79,7 +79,7 @@ class Exported(Result):
     state: dict[str, Any] | None = Field(description="the storage state, without --out")
 
 
-@command("profile.export", touches_page=False, timeout="long")
+@command("profile.export", reads_only=True, touches_page=False, timeout="long")
 async def profile_export(call: Call, params: ExportParams) -> Exported:
     """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
     state = await call.engine.export_profile(params.name)
@@ -107,7 +107,7 @@ class Imported(Result):
     origins: int
 
 
-@command("profile.import", touches_page=False, timeout="long")
+@command("profile.import", destructive=True, touches_page=False, timeout="long")
 async def profile_import(call: Call, params: ImportParams) -> Imported:
     """Import a storage-state JSON file (cookies, localStorage) into a profile."""
     if not params.file:

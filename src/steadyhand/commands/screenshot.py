@@ -62,7 +62,7 @@ async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> byt
     raise AssertionError("unreachable")
 
 
-@command("screenshot")
+@command("screenshot", reads_only=True)
 async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
     tab = await call.tab(params.tab)

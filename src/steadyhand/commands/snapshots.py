@@ -70,7 +70,7 @@ def _mode(params: SnapshotParams) -> Mode:
     return "interactive" if params.interactive else "compact" if params.compact else "default"
 
 
-@command("snapshot")
+@command("snapshot", reads_only=True)
 async def snapshot(call: Call, params: SnapshotParams) -> SnapshotResult:
     """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
     view = View(_mode(params), params.depth, params.urls, params.cells)
@@ -257,7 +257,7 @@ class FindResult(PageResult):
     text: str = Field(description="the matches as snapshot lines, with their context")
 
 
-@command("find")
+@command("find", reads_only=True)
 async def find(call: Call, params: FindParams) -> FindResult:
     """Find elements by text, role or name: their refs and context, without a snapshot."""
     if not (params.text or params.role or params.name):

@@ -66,6 +66,8 @@ class Command:
     sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
     timeout: str  # the deadline tier when the caller gives no --timeout
     acts: bool  # acts on the page: a failure leaves a screenshot as evidence
+    reads_only: bool  # changes nothing anywhere (MCP's readOnlyHint)
+    destructive: bool  # may destroy what nobody can get back (acting commands may, too)
 
 
 COMMANDS: dict[str, Command] = {}
@@ -79,6 +81,8 @@ def command(
     autostart: bool = True,
     timeout: str = "medium",
     acts: bool = False,
+    reads_only: bool = False,
+    destructive: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -88,6 +92,8 @@ def command(
         if not doc:
             raise TypeError(f"command {name} needs a docstring")
         params: type[Params] = hints["params"]
+        if reads_only and (acts or destructive):
+            raise TypeError(f"command {name} cannot both only read and act or destroy")
         COMMANDS[name] = Command(
             name=name,
             params=params,
@@ -100,6 +106,8 @@ def command(
             sensitive=sensitive_fields(params),
             timeout=timeout,
             acts=acts,
+            reads_only=reads_only,
+            destructive=destructive,
         )
         return handler
 

@@ -20,7 +20,7 @@ class TabList(Result):
     tabs: list[TabInfo]
 
 
-@command("tabs", touches_page=False, timeout="short")
+@command("tabs", reads_only=True, touches_page=False, timeout="short")
 async def tabs(call: Call, params: Params) -> TabList:
     """List the session's tabs; the current one is marked."""
     return TabList(tabs=await tab_infos(await call.session()))
@@ -58,7 +58,7 @@ class TabCloseParams(Params):
     tab: str | None = positional("tab id (default: the current tab)", None)
 
 
-@command("tab.close")
+@command("tab.close", destructive=True)
 async def tab_close(call: Call, params: TabCloseParams) -> TabList:
     """Close a tab; the most recent remaining tab becomes current."""
     tab = await call.tab(params.tab, dialog_ok=True)

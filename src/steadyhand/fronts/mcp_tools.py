@@ -38,31 +38,6 @@ MORE_DOC = {
     "the rest starts: call again with offset=next_offset.",
 }
 
-# What the command table does not say: which commands only read, and which may destroy
-# what nobody can get back. Every command that acts on a page may destroy too (a click can
-# delete, send or buy); the rest change the page or the browser without destroying.
-READ_ONLY = frozenset(
-    {
-        "snapshot",
-        "find",
-        "extract",
-        "screenshot",
-        "pdf",
-        "console",
-        "network",
-        "wait",
-        "tabs",
-        "sessions",
-        "daemon.status",
-        "profile.list",
-        "profile.export",
-        "approvals",
-    }
-)
-DESTRUCTIVE = frozenset(
-    {"close", "tab.close", "profile.delete", "profile.import", "evaluate", "dialog"}
-)
-
 
 def tools() -> list[types.Tool]:
     """Every command offered to agents, as an MCP tool."""
@@ -84,10 +59,12 @@ def tool(command: Command) -> types.Tool:
 
 def hints(command: Command) -> types.ToolAnnotations:
     """Hints for clients that ask before running a tool, derived per command."""
-    read_only = command.name in READ_ONLY and not command.acts
+    read_only = command.reads_only
     return types.ToolAnnotations(
         read_only_hint=read_only,
-        destructive_hint=None if read_only else command.acts or command.name in DESTRUCTIVE,
+        # Every command that acts on a page may destroy too (a click can delete, send or
+        # buy); the rest change the page or the browser without destroying.
+        destructive_hint=None if read_only else command.acts or command.destructive,
         # Pages are the open web; profiles, sessions and the daemon are this machine's.
         open_world_hint=command.touches_page or command.creates_session,
     )
