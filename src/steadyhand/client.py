@@ -31,6 +31,7 @@ from steadyhand.commands import COMMANDS, Command, Result
 from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import rpc_client
+from steadyhand.fronts.tools import tool_name
 
 T = TypeVar("T")
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -189,10 +190,13 @@ _LOOSE: dict[type[Result], type[Result]] = {}
 
 
 def command_for(attribute: str) -> Command:
-    """`tab_new` -> the `tab.new` command; AttributeError when there is none."""
-    for name in (attribute, attribute.replace("_", ".", 1)):
-        if name in COMMANDS:
-            return COMMANDS[name]
+    """`tab_new` -> the `tab.new` command (named as its LLM tool is); AttributeError when
+    there is none."""
+    if attribute in COMMANDS:
+        return COMMANDS[attribute]
+    for command in COMMANDS.values():
+        if tool_name(command.name) == attribute:
+            return command
     raise AttributeError(f"steadyhand has no command {attribute!r}")
 
 
