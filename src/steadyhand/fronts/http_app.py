@@ -25,7 +25,7 @@ from steadyhand.client import Backend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import openapi
-from steadyhand.fronts.http_security import ASGIApp, BodyTooLarge, Guard
+from steadyhand.fronts.http_security import ASGIApp, BodyTooLarge, Guard, too_large
 
 log = logging.getLogger("steadyhand.http")
 
@@ -73,7 +73,7 @@ async def respond(request: Request, result: Awaitable[Any], limit: int) -> Respo
     except SteadyhandError as exc:
         return failed(exc.error_class.http_status, exc.to_dict())
     except BodyTooLarge:
-        return too_large(limit)
+        return body_too_large(limit)
     except RecursionError:  # params the decoder took but the backend cannot re-encode
         return failed(400, _bad("the params nest too deep").to_dict())
     except Exception as exc:
@@ -121,15 +121,9 @@ def failed(status: int, error: dict[str, Any], headers: dict[str, str] | None = 
     return Response(_dumps({"ok": False, "error": error}), status, headers, media_type=JSON)
 
 
-def too_large(limit: int) -> Response:
-    return failed(
-        413,
-        {
-            "code": "body_too_large",
-            "message": f"the request body is over {limit} bytes",
-            "hint": "send smaller params (put long text in a file)",
-        },
-    )
+def body_too_large(limit: int) -> Response:
+    status, code, message, hint = too_large(limit)
+    return failed(status, {"code": code, "message": message, "hint": hint})
 
 
 def internal(request: Request, exc: Exception) -> Response:

@@ -151,13 +151,7 @@ class Guard:
             return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
-            await _reply(
-                send,
-                413,
-                "body_too_large",
-                f"the request body is over {self.max_body_bytes} bytes",
-                "send smaller params (put long text in a file)",
-            )
+            await _reply(send, *too_large(self.max_body_bytes))
             return
         await self.app(scope, self._capped(receive, send), send)
 
@@ -240,6 +234,16 @@ def is_literal_loopback(name: str) -> bool:
 def _loopback_origin(origin: str) -> bool:
     parts = urlsplit(origin)
     return parts.scheme in ("http", "https") and is_literal_loopback(parts.hostname or "")
+
+
+def too_large(limit: int) -> tuple[int, str, str, str]:
+    """(status, code, message, hint) for a body over the cap."""
+    return (
+        413,
+        "body_too_large",
+        f"the request body is over {limit} bytes",
+        "send smaller params (put long text in a file)",
+    )
 
 
 def error_body(code: str, message: str, hint: str) -> bytes:
