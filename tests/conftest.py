@@ -97,6 +97,10 @@ class Daemon:
         text: str = self.call("snapshot", session=session, **options)["snapshot"]
         return text
 
+    def statuses(self) -> dict[str, str]:
+        """Each session's status, as `sessions` lists them."""
+        return {s["name"]: s["status"] for s in self.call("sessions")["sessions"]}
+
     def fail(self, method: str, **params: Any) -> SteadyhandError:
         """Call a command that must fail, and return its error."""
         try:

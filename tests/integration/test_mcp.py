@@ -59,10 +59,6 @@ async def call(client: ClientSession, tool: str, /, **arguments: Any) -> types.C
     return result
 
 
-def session_status(daemon: Daemon) -> dict[str, str]:
-    return {s["name"]: s["status"] for s in daemon.call("sessions")["sessions"]}
-
-
 def test_tools_come_from_the_table(daemon: Daemon) -> None:
     async def scenario() -> types.ListToolsResult:
         async with stdio_mcp(daemon.env) as session:
@@ -159,7 +155,7 @@ def test_errors_are_results_the_session_goes_on(daemon: Daemon, site: str) -> No
 def test_each_client_gets_its_own_session(daemon: Daemon, site: str) -> None:
     """Two agents at once, neither naming a session: each sees its own tab only; their
     sessions are closed when they leave, a session one of them named is kept."""
-    before = set(session_status(daemon))
+    before = set(daemon.statuses())
     both_open = asyncio.Barrier(2)
 
     async def agent(page: str, keep: str | None = None) -> Any:
@@ -176,10 +172,10 @@ def test_each_client_gets_its_own_session(daemon: Daemon, site: str) -> None:
     tabs_a, tabs_b = asyncio.run(both())
     assert [t["url"] for t in tabs_a["tabs"]] == [f"{site}/form.html"]
     assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]
-    owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
+    owned = {name for name in daemon.statuses() if name.startswith("mcp-")} - before
     assert len(owned) == 2, owned
-    assert wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
-    assert session_status(daemon)["kept-mcp"] == "active"
+    assert wait_until(lambda: all(daemon.statuses()[name] == "closed" for name in owned))
+    assert daemon.statuses()["kept-mcp"] == "active"
 
 
 def test_local_engine_without_daemon(fresh_daemon: Daemon, site: str) -> None:
@@ -240,7 +236,7 @@ def test_stdout_is_protocol_only_and_a_signal_closes_the_session(daemon: Daemon,
     listed = replies[2]["result"]["structuredContent"]["sessions"]
     mine = next(s for s in listed if s["name"] == closed[1])
     assert mine["status"] == "active" and mine["tabs"][0]["url"] == f"{site}/form.html"
-    assert session_status(daemon)[closed[1]] == "closed"
+    assert daemon.statuses()[closed[1]] == "closed"
 
 
 @contextlib.contextmanager
@@ -277,7 +273,7 @@ async def http_session(url: str, headers: dict[str, str]) -> AsyncIterator[Clien
 def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
     """401 without the token; with it, clients each get a session of their own (closed when
     they leave), two at once or in the SDK's default mode; a stateless call names its own."""
-    before = set(session_status(daemon))
+    before = set(daemon.statuses())
     with http_mcp(daemon.env) as (_, line):
         url = line.split(" on ")[1].split()[0]
         token = daemon.settings.http_token_path.read_text().strip()
@@ -318,9 +314,9 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
         assert [t["url"] for t in tabs_a["tabs"]] == [f"{site}/form.html"]
         assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]
         assert auto[0] in HANDSHAKE_PROTOCOL_VERSIONS and not auto[1].is_error, text_of(auto[1])
-        owned = {name for name in session_status(daemon) if name.startswith("mcp-")} - before
+        owned = {name for name in daemon.statuses() if name.startswith("mcp-")} - before
         assert len(owned) == 3, owned
-        assert wait_until(lambda: all(session_status(daemon)[name] == "closed" for name in owned))
+        assert wait_until(lambda: all(daemon.statuses()[name] == "closed" for name in owned))
         assert pinned[0] == "2026-07-28" and pinned[1].is_error
         assert text_of(pinned[1]).startswith("error [bad_request]: ")
         assert "pass `session`" in text_of(pinned[1])

@@ -56,10 +56,6 @@ def account(d: Daemon, session: str) -> str:
     return d.snapshot(session)
 
 
-def statuses(d: Daemon) -> dict[str, str]:
-    return {s["name"]: s["status"] for s in d.call("sessions")["sessions"]}
-
-
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -88,7 +84,7 @@ def test_acquire_release_cycles_leak_no_process_fd_or_context(
         owned_processes(d.settings.state_dir),
     )
     assert open_fds(pid) <= fds + 2, (fds, open_fds(pid))  # the log file may rotate in
-    assert set(statuses(d).values()) == {"closed"}
+    assert set(d.statuses().values()) == {"closed"}
 
 
 def test_the_pool_cap_refuses_clearly_and_a_bounded_wait_gets_the_freed_slot(
@@ -155,7 +151,7 @@ def test_checkpoints_follow_navigation_and_suspend_then_restore_everything(
     d.call("resize", session="shop", width=900, height=700)
     suspended = d.call("session.suspend", name="shop")
     assert suspended["tabs"] == [f"t1 {site}/{ACCOUNT}/home.html", f"t2 {site}/nav-b.html"]
-    assert statuses(d)["shop"] == "suspended"
+    assert d.statuses()["shop"] == "suspended"
     refused = d.fail("open", session="shop", url=f"{site}/nav-a.html")
     assert refused.code == "session_suspended" and "session restore shop" in refused.hint
     assert "home.html" in refused.message, "the message says what the checkpoint holds"
@@ -210,7 +206,7 @@ def test_a_killed_daemon_leaves_no_chromium_and_its_sessions_restore_logged_in(
     assert wait_until(lambda: not process_alive(pid))
     rpc_client.start_daemon(d.settings)
     assert wait_until(lambda: not (tree & owned_processes(d.settings.state_dir)), 10), "reaped"
-    assert statuses(d)["keep"] == "suspended"
+    assert d.statuses()["keep"] == "suspended"
     restored = d.call("session.restore", name="keep")
     assert restored["lost"] == []
     page = account(d, "keep")
@@ -224,7 +220,7 @@ def test_restore_sessions_setting_brings_sessions_back_on_start(
     log_in(d, "auto", site, "Ada")
     d.stop()
     rpc_client.start_daemon(d.settings)
-    assert wait_until(lambda: statuses(d).get("auto") == "active")
+    assert wait_until(lambda: d.statuses().get("auto") == "active")
     assert "Logged in as Ada" in account(d, "auto")
 
 
@@ -322,4 +318,4 @@ def test_suspend_keeps_a_session_whose_state_cannot_be_saved(
     time.sleep(2.0)  # the loop starts 1.5 s after the click
     refused = d.fail("session.suspend", name="frozen")
     assert refused.code == "timeout" and "stays active" in refused.message, refused
-    assert statuses(d)["frozen"] == "active", "not closed with its state unsaved"
+    assert d.statuses()["frozen"] == "active", "not closed with its state unsaved"
