@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from steadyhand.config import Settings
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.sqlite import Store
+from steadyhand.observe.metrics import Metrics
+from steadyhand.store.sqlite import ArtifactFile, Store
 
 
 @dataclass
@@ -29,10 +31,12 @@ class Runtime:
     pid: int = field(default_factory=os.getpid)
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
+    metrics: Metrics = field(default_factory=Metrics)
     _watchdog_patterns: list[Pattern] | None = None
 
     def __post_init__(self) -> None:
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
+        self.store.on_session_status = self.metrics.session
 
     def watchdog_patterns(self) -> list[Pattern]:
         """The watchdog's patterns: built-ins plus the `watchdog_patterns` file (read once)."""
@@ -59,6 +63,10 @@ class Call:
     # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
     redactions: set[tuple[str, ...]] = field(default_factory=set)
     approval: Decision | None = None  # the person's approval this call waited for, if any
+    files: list[ArtifactFile] = field(default_factory=list)  # written, indexed with the action
+    request_id: str = ""  # names the call in log lines and its action_log row
+    # Where progress of long work goes (the front's, when its caller asked for it).
+    progress: Callable[[int, int | None, str], Awaitable[None]] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -72,6 +80,19 @@ class Call:
         """Forget what a first run did (it ran into a crash): the command runs again."""
         self.tab_id = self.tab_used = self.session_used = None
         self.outcome.clear()
+
+    def keep(self, path: Path | str, kind: str, label: str) -> None:
+        """Index a file this command wrote (screenshot, pdf, download, trace) with its action."""
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return  # not written after all
+        self.files.append(ArtifactFile(kind, label, str(path), size))
+
+    async def report_progress(self, done: int, total: int | None, message: str) -> None:
+        """Tell the caller how far long work got, when its front can show it."""
+        if self.progress is not None:
+            await self.progress(done, total, message)
 
     def redact(self, *path: str) -> None:
         """Keep the param at this path out of logs and the store."""

@@ -62,6 +62,8 @@ def default_config_file() -> Path:
     return Path(config_home) / "steadyhand" / "config.toml"
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
 # Each setting: its type (as written in the annotations below) and its default.
 _KINDS = {
     "state_dir": "Path",
@@ -99,6 +101,13 @@ _KINDS = {
     "approval_uploads": "bool",
     "approval_timeout_s": "float",
     "approval_webhook": "str",
+    "log_level": "str",
+    "log_stderr_level": "str",
+    "log_max_bytes": "int",
+    "log_backups": "int",
+    "step_screenshots": "bool",
+    "artifacts_keep_sessions": "int",
+    "artifacts_max_bytes": "int",
 }
 
 
@@ -116,7 +125,8 @@ def _defaults() -> dict[str, Any]:
         "act_retries": 3,
         # Directories `upload` may take files from (os.pathsep-separated); "" = state_dir/uploads.
         "upload_dirs": "",
-        # Where downloads are saved ("" = state_dir/downloads), one folder per session.
+        # Where downloads are saved, one folder per session, under the names sites give
+        # them; "" = the session's artifacts (`<time>-download-<name>`, under retention).
         "downloads_dir": "",
         # JavaScript dialogs: "report" holds them open for `dialog accept|dismiss`;
         # "accept" or "dismiss" answers them at once (and says so in the result).
@@ -169,6 +179,21 @@ def _defaults() -> dict[str, Any]:
         "approval_uploads": False,
         "approval_timeout_s": 120.0,
         "approval_webhook": "",
+        # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
+        # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
+        # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
+        "log_level": "info",
+        "log_stderr_level": "warning",
+        "log_max_bytes": 10 << 20,
+        "log_backups": 5,
+        # A screenshot before and after every acting command (click, type, ...), for the
+        # session report; off by default (each costs a capture, tens of ms).
+        "step_screenshots": False,
+        # Artifact retention, applied when the daemon starts and hourly: the files of all
+        # but the artifacts_keep_sessions most recent sessions go, then the oldest files
+        # until the rest fit in artifacts_max_bytes.
+        "artifacts_keep_sessions": 100,
+        "artifacts_max_bytes": 2 << 30,
     }
 
 
@@ -216,6 +241,13 @@ class Settings:
     approval_uploads: bool
     approval_timeout_s: float
     approval_webhook: str
+    log_level: str
+    log_stderr_level: str
+    log_max_bytes: int
+    log_backups: int
+    step_screenshots: bool
+    artifacts_keep_sessions: int
+    artifacts_max_bytes: int
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)
@@ -234,6 +266,14 @@ class Settings:
                 f"setting dialogs={self.dialogs!r} is not one of {', '.join(DIALOG_POLICIES)}",
                 "report holds a dialog open for `dialog accept|dismiss`; accept/dismiss answer it",
             )
+        for name in ("log_level", "log_stderr_level"):
+            if getattr(self, name) not in LOG_LEVELS:
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"setting {name}={getattr(self, name)!r} is not one of "
+                    + ", ".join(LOG_LEVELS),
+                    "debug shows DOM details; info each action; warning retries; error failures",
+                )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Settings are immutable; use .replace(...)")
@@ -289,12 +329,9 @@ class Settings:
         return [Path(p).expanduser().absolute() for p in self.upload_dirs.split(os.pathsep) if p]
 
     @property
-    def downloads_root(self) -> Path:
-        return (
-            Path(self.downloads_dir).expanduser().absolute()
-            if self.downloads_dir
-            else (self.state_dir / "downloads")
-        )
+    def downloads_root(self) -> Path | None:
+        """The `downloads_dir` setting; None: downloads are the session's artifacts."""
+        return Path(self.downloads_dir).expanduser().absolute() if self.downloads_dir else None
 
     def timeout_ms(self, value: int | str | None, tier: str = "medium") -> int:
         """Milliseconds for a --timeout value: a tier name, `2500`/`2500ms`, `2.5s`, or None

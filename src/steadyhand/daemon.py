@@ -22,6 +22,7 @@ from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc
+from steadyhand.observe.log import configure as configure_logging
 from steadyhand.store.sqlite import Store
 
 log = logging.getLogger("steadyhand.daemon")
@@ -112,16 +113,12 @@ async def restore_all(engine: Engine) -> None:
 
 
 def main() -> int:
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     try:
         settings = Settings.load()
         prepare_state_dir(settings)
+        configure_logging(settings)
     except SteadyhandError as exc:
-        log.error("%s", exc)
+        print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
         return 2
     lock = acquire_lock(settings)
     if lock is None:

@@ -11,22 +11,27 @@ import difflib
 import json
 import logging
 import re
+import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import ValidationError
 
-from steadyhand.actions.evidence import failure_screenshot
+from steadyhand.actions.evidence import evidence_screenshot
 from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
-from steadyhand.engine.session import Session
+from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.observe.log import action_logged
 from steadyhand.store.redact import redact
+from steadyhand.store.sqlite import ArtifactFile
 
 log = logging.getLogger("steadyhand.dispatch")
+Progress = Callable[[int, int | None, str], Awaitable[None]]
 
 # What Playwright says when the page, context or browser went away under a call.
 CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
@@ -41,8 +46,17 @@ TIMEOUT_HINT = (
 )
 
 
-async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | None) -> Any:
-    """The command's result as JSON-ready data, or a SteadyhandError."""
+async def execute(
+    runtime: Runtime,
+    method: str,
+    raw_params: dict[str, Any] | None,
+    progress: Progress | None = None,
+) -> Any:
+    """The command's result as JSON-ready data, or a SteadyhandError.
+
+    `progress`: where long work (a big report) says how far it got, when the caller's
+    front can show it.
+    """
     raw = dict(raw_params or {})
     command = COMMANDS.get(method)
     if command is None:
@@ -55,6 +69,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             + ", ".join(sorted(COMMANDS)),
         )
     started = time.monotonic()
+    request_id = secrets.token_hex(8)
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
@@ -68,6 +83,7 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             call=None,
             session=session or "default",
             started=started,
+            request_id=request_id,
             error=refused,
         )
         raise
@@ -82,6 +98,8 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             started + timeout_ms / 1000,
             redactions=whole(command),
             started=started,
+            request_id=request_id,
+            progress=progress,
         )
         if not command.creates_session and command.touches_page:
             await call.session()  # unknown_session before anything else
@@ -90,7 +108,9 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
             call.started = time.monotonic()
             call.deadline = call.started + timeout_ms / 1000
         try:
-            result = await asyncio.wait_for(_run(runtime, command, call, params), timeout_ms / 1000)
+            result = await asyncio.wait_for(
+                _run_with_evidence(runtime, command, call, params), timeout_ms / 1000
+            )
         except TimeoutError as exc:
             raise SteadyhandError(
                 ErrorCode.TIMEOUT,
@@ -111,14 +131,28 @@ async def execute(runtime: Runtime, method: str, raw_params: dict[str, Any] | No
         await _report_recovery(runtime, call)  # _explain puts it in the error's data
         await _explain(runtime, command, call, error, started)
         await _record(
-            runtime, command, raw=raw, call=call, session=session_name, started=started, error=error
+            runtime,
+            command,
+            raw=raw,
+            call=call,
+            session=session_name,
+            started=started,
+            request_id=request_id,
+            error=error,
         )
         await _after(runtime, command, call)
         if error is exc:
             raise
         raise error from exc
     await _record(
-        runtime, command, raw=raw, call=call, session=session_name, started=started, result=data
+        runtime,
+        command,
+        raw=raw,
+        call=call,
+        session=session_name,
+        started=started,
+        request_id=request_id,
+        result=data,
     )
     await _after(runtime, command, call)
     return data
@@ -166,6 +200,33 @@ def recovery_report(runtime: Runtime, session: str, report: dict[str, Any]) -> d
                 "gone; check before redoing): " + "; ".join(redo),
             ]
     return report
+
+
+async def _run_with_evidence(runtime: Runtime, command: Command, call: Call, params: Any) -> Any:
+    """The handler, between screenshots of its tab when the `step_screenshots` setting asks
+    for them (a failure's screenshot is taken in _explain)."""
+    steps = command.acts and runtime.settings.step_screenshots
+    if steps:
+        try:
+            tab = (await call.session()).tab(getattr(params, "tab", None))
+        except SteadyhandError:
+            tab = None  # the handler reports it
+        await _step_screenshot(runtime, command, call, tab, "before")
+    result = await _run(runtime, command, call, params)
+    if steps:
+        await _step_screenshot(runtime, command, call, call.tab_used, "after")
+    return result
+
+
+async def _step_screenshot(
+    runtime: Runtime, command: Command, call: Call, tab: Tab | None, label: str
+) -> None:
+    if tab is None:
+        return
+    root = runtime.settings.artifacts_dir
+    shot = await evidence_screenshot(root, call.session_name, tab, command.name, label)
+    if shot is not None:
+        call.keep(shot, "screenshot", label)
 
 
 async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> Any:
@@ -319,10 +380,11 @@ async def _explain(
     error.data["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
     tab = call.tab_used
     if command.acts and tab is not None and runtime.settings.failure_screenshots:
-        shot = await failure_screenshot(
-            runtime.settings.artifacts_dir, call.session_name, tab, command.name
+        shot = await evidence_screenshot(
+            runtime.settings.artifacts_dir, call.session_name, tab, command.name, "failure"
         )
         if shot is not None:
+            call.keep(shot, "screenshot", "failure")
             error.data["artifacts"] = [*error.data.get("artifacts", []), shot]
 
 
@@ -334,25 +396,62 @@ async def _record(
     call: Call | None,
     session: str,
     started: float,
+    request_id: str,
     error: SteadyhandError | None = None,
     result: Any = None,
 ) -> None:
+    """The action's row in the store (with the files it wrote), its count in the metrics,
+    and its log line."""
     if not command.touches_page:
         return
     params = {k: v for k, v in raw.items() if k != "session"}
+    params = redact(params, call.redactions if call else whole(command))
     full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
     outcome = full.get("data", {}) if error is not None and full else full or {}
-    await asyncio.to_thread(
+    duration_ms = round((time.monotonic() - started) * 1000, 3)
+    retries = int(outcome.get("retries", 0) or 0)
+    files = [*(call.files if call else []), *_downloads(outcome)]
+    action_id = await asyncio.to_thread(
         runtime.store.log_action,
         session=session,
         tab=call.tab_id if call else None,
         command=command.name,
-        params=redact(params, call.redactions if call else whole(command)),
+        params=params,
         ok=error is None,
         error_code=str(error.code) if error else None,
         error_message=error.message if error else None,
-        duration_ms=round((time.monotonic() - started) * 1000, 3),
-        retries=int(outcome.get("retries", 0) or 0),
+        duration_ms=duration_ms,
+        retries=retries,
         artifacts=list(outcome.get("artifacts", []) or []),
         result=full,
+        request_id=request_id,
+        files=files,
     )
+    runtime.metrics.action(command.name, str(error.code) if error else "ok", duration_ms, retries)
+    fields = {
+        "session_id": session,
+        "tab": call.tab_id if call else None,
+        "action_id": action_id,
+        "request_id": request_id,
+        "command": command.name,
+        "duration_ms": duration_ms,
+        "retries": retries,
+        "ok": error is None,
+    }
+    action_logged(
+        fields,
+        error=None
+        if error is None
+        else {"error_code": str(error.code), "error": error.message, "hint": error.hint},
+        details={"params": params, "result": full, "files": [f.path for f in files]},
+    )
+
+
+def _downloads(outcome: dict[str, Any]) -> list[ArtifactFile]:
+    """The files an action downloaded, to index with it."""
+    saved = [d for d in outcome.get("downloads") or [] if isinstance(d, dict)]
+    return [
+        ArtifactFile("download", str(d.get("filename", "")), d["path"], int(d.get("bytes", 0)))
+        for d in saved
+        if d.get("path")
+    ]

@@ -122,11 +122,14 @@ def test_download_is_saved_and_its_path_reported(daemon: Daemon, site: str) -> N
         == (Path(__file__).parents[1] / "fixtures/site/files/report.csv").read_bytes()
     )
     assert saved["bytes"] == path.stat().st_size and saved["filename"] == "report.csv"
-    assert path.parent == daemon.settings.state_dir / "downloads" / s
+    # By default a download is one of the session's artifacts, named after the site's name.
+    assert path.parent == daemon.settings.artifacts_dir / s
+    assert path.name.endswith("-download-report.csv")
     assert path.stat().st_mode & 0o777 == 0o600
     # A click that downloads says so too; a download that never starts is a failure.
     again = daemon.call("click", session=s, ref=find_ref(page, "link", "Download report"))
-    assert Path(again["downloads"][0]["path"]).name == "report-2.csv"
+    second = Path(again["downloads"][0]["path"])
+    assert second.name.endswith("-download-report.csv") and second != path
     err = daemon.fail("download", session=s, ref=find_ref(page, "link", "Just a page"))
     assert err.code == "verification_failed" and "no download" in err.message
 

@@ -1,4 +1,4 @@
-"""Evidence of a failed action: a screenshot of the tab as the action left it."""
+"""Evidence of an action: a screenshot of the tab as the action found or left it."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ from steadyhand.store.artifacts import artifact_path
 SCREENSHOT_TIMEOUT_MS = 2_000  # a hung page must not hold the error back for long
 
 
-async def failure_screenshot(root: Path, session: str, tab: Tab, action: str) -> str | None:
-    """The tab's screenshot saved as an artifact; None when the tab cannot show one."""
+async def evidence_screenshot(
+    root: Path, session: str, tab: Tab, action: str, label: str
+) -> str | None:
+    """The tab's screenshot saved as an artifact (label: failure, before or after); None
+    when the tab cannot show one."""
     if tab.page.is_closed() or tab.events.pending is not None:
         return None  # closed, or stopped by a dialog (a screenshot would wait for it)
-    path = artifact_path(root, session, f"{action}-failure", "png")
+    path = artifact_path(root, session, action, label, "png")
     try:
         await tab.page.screenshot(path=path, timeout=SCREENSHOT_TIMEOUT_MS)
     except PlaywrightError:

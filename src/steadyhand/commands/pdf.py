@@ -67,7 +67,7 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
         path = requested_path(params.path, "pdf")
     else:
         root = call.runtime.settings.artifacts_dir
-        path = await asyncio.to_thread(artifact_path, root, call.session_name, "page", "pdf")
+        path = await asyncio.to_thread(artifact_path, root, call.session_name, "pdf", tab.id, "pdf")
     data = await tab.page.pdf(print_background=True)
     try:
         await asyncio.to_thread(write_private, path, data)
@@ -77,4 +77,5 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
             f"cannot write {path}: {exc.strerror or exc}",
             "give a path in a directory the daemon's user can write",
         ) from exc
+    call.keep(path, "pdf", tab.id)
     return PdfResult(**await page_result(tab), path=str(path), bytes=len(data))

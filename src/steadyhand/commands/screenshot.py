@@ -71,7 +71,9 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
         await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
     else:
         root = call.runtime.settings.artifacts_dir
-        path = await asyncio.to_thread(artifact_path, root, call.session_name, tab.id, "png")
+        path = await asyncio.to_thread(
+            artifact_path, root, call.session_name, "screenshot", tab.id, "png"
+        )
     if params.labels and params.ref:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
@@ -86,6 +88,7 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
         png, drawn = await labelled(call, tab, path, params.full_page)
     else:
         png = await capture_page(call, tab, path, params.full_page)
+    call.keep(path, "screenshot", tab.id)
     return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png), labels=drawn)
 
 

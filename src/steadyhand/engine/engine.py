@@ -24,6 +24,7 @@ from steadyhand.config import Settings
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.engine.health import HealthMonitor
+from steadyhand.engine.page_events import named_as_artifacts, named_in
 from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.session import Session
@@ -130,7 +131,11 @@ class Engine:
         session = Session(
             name,
             context,
-            downloads_dir=self.settings.downloads_root / name,
+            download_path=(
+                named_in(self.settings.downloads_root / name)
+                if self.settings.downloads_root
+                else named_as_artifacts(self.settings.artifacts_dir, name)
+            ),
             dialog_policy=self.settings.dialogs,
             profile=profile,
         )

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from playwright.async_api import Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.artifacts import artifact_path
 
 MAX_KEPT = 200  # answered dialogs and downloads remembered per tab
 
@@ -36,7 +38,7 @@ class Mark:
 @dataclass
 class PageEvents:
     page: Page
-    downloads_dir: Path
+    download_path: Callable[[str], Path]  # where a download with this suggested name goes
     dialog_policy: str  # report | accept | dismiss
     pending: Dialog | None = None
     opened_at: float = 0.0
@@ -128,8 +130,7 @@ class PageEvents:
     async def _save(self, download: Download) -> dict[str, Any]:
         record: dict[str, Any] = {"filename": download.suggested_filename, "url": download.url}
         try:
-            self.downloads_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            path = _unique(self.downloads_dir / _safe_name(download.suggested_filename))
+            path = self.download_path(download.suggested_filename)
             await download.save_as(path)
             os.chmod(path, 0o600)
             record |= {"path": str(path), "bytes": path.stat().st_size}
@@ -158,6 +159,26 @@ class PageEvents:
             t.result() if t in done else {"error": "still downloading when the command ended"}
             for t in tasks
         ]
+
+
+def named_in(folder: Path) -> Callable[[str], Path]:
+    """Downloads saved in `folder` under the names the site gave (made unique)."""
+
+    def path_for(suggested: str) -> Path:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return _unique(folder / _safe_name(suggested))
+
+    return path_for
+
+
+def named_as_artifacts(root: Path, session: str) -> Callable[[str], Path]:
+    """Downloads saved as the session's artifacts: `<time>-download-<name>.<ext>`."""
+
+    def path_for(suggested: str) -> Path:
+        name = Path(_safe_name(suggested))
+        return artifact_path(root, session, "download", name.stem, name.suffix[1:])
+
+    return path_for
 
 
 def _safe_name(name: str) -> str:

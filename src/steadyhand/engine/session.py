@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import BrowserContext, Page
 
-from steadyhand.engine.page_events import PageEvents
+from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.refs import RefRegistry
@@ -60,14 +60,14 @@ class Session:
         self,
         name: str,
         context: BrowserContext,
-        downloads_dir: Path | None = None,
+        download_path: Callable[[str], Path] | None = None,
         dialog_policy: str = "report",
         profile: str | None = None,
     ) -> None:
         self.name = name
         self.context = context
         self.profile = profile  # a persistent profile's name; None for a throwaway context
-        self.downloads_dir = downloads_dir or Path("downloads") / name
+        self.download_path = download_path or named_in(Path("downloads") / name)
         self.dialog_policy = dialog_policy
         self.created_at = time.time()
         self.tabs: dict[str, Tab] = {}
@@ -98,7 +98,7 @@ class Session:
                     self.registries[tab_id] = self.registries.pop(tab.id, tab.refs)
                     tab.id = tab_id
                 return tab
-        events = PageEvents(page, self.downloads_dir, self.dialog_policy)
+        events = PageEvents(page, self.download_path, self.dialog_policy)
         events.attach()
         if tab_id is None or tab_id in self.tabs:
             tab_id = f"t{self.next_tab}"

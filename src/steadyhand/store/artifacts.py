@@ -1,23 +1,37 @@
-"""Where files a command writes go: a path the caller gave, or one under the artifacts dir."""
+"""Where files a command writes go: a path the caller gave, or one under the artifacts dir.
+
+Under the artifacts dir a file is `<session>/<time>-<action>-<label>.<ext>`, indexed in the
+store with the action that wrote it (see Call.keep), and subject to retention
+(observe/retention.py).
+"""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
+UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
-def artifact_path(root: Path, session: str, label: str, ext: str) -> Path:
-    """`root/<session>/<time>-<label>.<ext>`, the folders private to the user.
+
+def artifact_path(root: Path, session: str, action: str, label: str, ext: str) -> Path:
+    """`root/<session>/<time>-<action>-<label>.<ext>`, the folders private to the user.
 
     The time has microseconds, so two files of one session never share a name.
     """
-    folder = root / session
+    folder = root / safe_name(session)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     now_ns = time.time_ns()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now_ns / 1e9))
-    return folder / f"{stamp}-{now_ns // 1000 % 1_000_000:06d}-{label}.{ext}"
+    name = f"{stamp}-{now_ns // 1000 % 1_000_000:06d}-{safe_name(action)}-{safe_name(label)}"
+    return folder / (f"{name}.{safe_name(ext)}" if ext else name)
+
+
+def safe_name(text: str) -> str:
+    """`text` as one harmless file-name part: no separators, no leading dots, not empty."""
+    return UNSAFE.sub("_", text).lstrip(".")[:80] or "_"
 
 
 def requested_path(given: str, command: str) -> Path:

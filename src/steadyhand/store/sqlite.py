@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX approvals_status ON approvals (status, requested_at);
     """,
+    # Observability: the request id a log line names, and an index of every file written.
+    """
+    ALTER TABLE action_log ADD COLUMN request_id TEXT;
+    CREATE TABLE artifacts (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        session    TEXT NOT NULL,
+        action_id  INTEGER,
+        ts         REAL NOT NULL,
+        kind       TEXT NOT NULL,
+        label      TEXT NOT NULL,
+        path       TEXT NOT NULL,
+        bytes      INTEGER NOT NULL
+    );
+    CREATE INDEX artifacts_session ON artifacts (session, id);
+    CREATE INDEX artifacts_action ON artifacts (action_id);
+    """,
 ]
 KEEP_CHECKPOINTS = 3  # per session: the newest, and two to fall back on
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -92,6 +109,32 @@ class ActionRow:
     retries: int = 0
     artifacts: tuple[str, ...] = ()
     result: dict[str, Any] | None = None  # the result, or the error with its data
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ArtifactFile:
+    """A file a command wrote: what it is, and the label in its name."""
+
+    kind: str  # screenshot, pdf, download or trace
+    label: str  # e.g. failure, before, after, page, the tab id, or a download's name
+    path: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class ArtifactRow:
+    id: int
+    session: str
+    action_id: int | None
+    ts: float
+    kind: str
+    label: str
+    path: str
+    bytes: int
+
+
+ARTIFACT_COLUMNS = "id, session, action_id, ts, kind, label, path, bytes"
 
 
 @dataclass(frozen=True)
@@ -141,6 +184,8 @@ class Store:
         os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         os.chmod(path, 0o600)
         self._lock = threading.Lock()
+        # Told each status a session enters (the daemon's metrics count them).
+        self.on_session_status: Callable[[str], None] | None = None
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -182,6 +227,8 @@ class Store:
                 " profile = COALESCE(excluded.profile, sessions.profile)",
                 (name, status, now, now, profile),
             )
+        if self.on_session_status is not None:
+            self.on_session_status(status)
 
     def session_rows(self) -> list[SessionRow]:
         with self._lock:
@@ -274,28 +321,53 @@ class Store:
         retries: int = 0,
         artifacts: list[str] | None = None,
         result: dict[str, Any] | None = None,
+        request_id: str | None = None,
+        files: list[ArtifactFile] | None = None,
     ) -> int:
+        """Append one action, and index the files it wrote, in one transaction."""
+        now = time.time()
+        paths = [*dict.fromkeys([*(artifacts or []), *(f.path for f in files or [])])]
+        row: tuple[Any, ...] = (now, session, tab, command)
+        row += (json.dumps(params, sort_keys=True, default=str),)
+        row += (int(ok), error_code, error_message, duration_ms, retries, json.dumps(paths))
+        row += (None if result is None else json.dumps(result, sort_keys=True, default=str),)
+        row += (request_id,)
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO action_log (ts, session, tab, command, params_json, ok, error_code,"
-                " error_message, duration_ms, retries, artifacts_json, result_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    time.time(),
-                    session,
-                    tab,
-                    command,
-                    json.dumps(params, sort_keys=True, default=str),
-                    int(ok),
-                    error_code,
-                    error_message,
-                    duration_ms,
-                    retries,
-                    json.dumps(artifacts or []),
-                    None if result is None else json.dumps(result, sort_keys=True, default=str),
-                ),
-            )
-            return int(cursor.lastrowid or 0)
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = self._db.execute(
+                    "INSERT INTO action_log (ts, session, tab, command, params_json, ok,"
+                    " error_code, error_message, duration_ms, retries, artifacts_json,"
+                    " result_json, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                action_id = int(cursor.lastrowid or 0)
+                self._db.executemany(
+                    f"INSERT INTO artifacts ({ARTIFACT_COLUMNS}) VALUES (NULL,?,?,?,?,?,?,?)",
+                    [
+                        (session or "default", action_id, now, f.kind, f.label, f.path, f.bytes)
+                        for f in files or []
+                    ],
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return action_id
+
+    def artifacts(self, session: str | None = None) -> list[ArtifactRow]:
+        """Indexed files, oldest first, optionally of one session."""
+        where, args = ("WHERE session = ?", (session,)) if session is not None else ("", ())
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {ARTIFACT_COLUMNS} FROM artifacts {where} ORDER BY id", args
+            ).fetchall()
+        return [ArtifactRow(*r) for r in rows]
+
+    def forget_artifacts(self, ids: list[int]) -> None:
+        """Drop index rows (their files are gone)."""
+        with self._lock:
+            self._db.executemany("DELETE FROM artifacts WHERE id = ?", [(i,) for i in ids])
 
     def actions(
         self, session: str | None = None, limit: int = 1000, after: int = 0
@@ -308,7 +380,8 @@ class Store:
     def _rows(self, where: str, args: tuple[Any, ...], limit: int) -> list[ActionRow]:
         query = (
             "SELECT id, ts, session, tab, command, params_json, ok, error_code, error_message,"
-            f" duration_ms, retries, artifacts_json, result_json FROM action_log {where}"
+            " duration_ms, retries, artifacts_json, result_json, request_id"
+            f" FROM action_log {where}"
             " ORDER BY id DESC LIMIT ?"
         )
         with self._lock:
@@ -328,6 +401,7 @@ class Store:
                 retries=r[10],
                 artifacts=tuple(json.loads(r[11])),
                 result=None if r[12] is None else json.loads(r[12]),
+                request_id=r[13],
             )
             for r in reversed(rows)
         ]

@@ -1,0 +1,1 @@
+"""Observability: structured logs, metrics, traces, artifact retention, session reports."""
