@@ -12,6 +12,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     files,
     lifecycle,
     navigation,
+    observe,
     page_actions,
     page_logs,
     pdf,

@@ -70,6 +70,7 @@ class Session:
         self.download_path = download_path or named_in(Path("downloads") / name)
         self.dialog_policy = dialog_policy
         self.created_at = time.time()
+        self.tracing_since: float | None = None  # monotonic time `trace start` began
         self.tabs: dict[str, Tab] = {}
         self.next_tab = 1
         self._current: str | None = None

@@ -13,6 +13,7 @@ from typing import Any
 from steadyhand.errors import SteadyhandError
 
 TEXT_BLOCKS = ("snapshot", "text")
+SHOWN_IN_TEXT = ("actions",)  # a timeline's entries: its text says all a model needs
 
 
 def result_text(data: Any) -> str:
@@ -20,9 +21,12 @@ def result_text(data: Any) -> str:
     if isinstance(data, dict):
         for block in TEXT_BLOCKS:
             if isinstance(data.get(block), str):
-                header = " · ".join(str(data.get(k) or "-") for k in ("tab", "title", "url"))
-                rest = {k: v for k, v in data.items() if k not in (block, "tab", "title", "url")}
+                shown = (block, "tab", "title", "url", *SHOWN_IN_TEXT)
+                rest = {k: v for k, v in data.items() if k not in shown}
                 extra = f"\n{json.dumps(rest, separators=(',', ':'))}" if rest else ""
+                if "url" not in data:  # not a page's text: a timeline
+                    return f"{data[block]}{extra}"
+                header = " · ".join(str(data.get(k) or "-") for k in ("tab", "title", "url"))
                 return f"# {header}\n{data[block]}{extra}"
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 

@@ -51,19 +51,33 @@ def relevant_commands(spec: Spec, argv: list[str]) -> list[Spec]:
     """Only the commands argv can mean, so the parser is built for one, not for all.
 
     Building every subparser costs several milliseconds a call; help and unknown commands
-    still get the whole list.
+    still get the whole list. A word that is both a command and a group (`trace [SESSION]`,
+    `trace start`) means the group's command when the next word names one of them.
     """
     commands: list[Spec] = spec["commands"]
     with_value = {g["flag"] for g in spec["globals"] if g["type"] != "bool"}
-    words = iter(argv)
-    for word in words:
-        if word in with_value:
-            next(words, None)
-        elif word in ("-h", "--help"):
-            return commands
-        elif not word.startswith("-"):
-            return [c for c in commands if c["name"].split(".")[0] == word] or commands
-    return commands
+    for i, word in enumerate(argv):
+        if i and argv[i - 1] in with_value:
+            continue
+        if word in ("-h", "--help"):
+            break
+        if word.startswith("-"):
+            continue
+        found = [c for c in commands if c["name"].split(".")[0] == word]
+        grouped = [c for c in found if "." in c["name"]]
+        if grouped and len(grouped) < len(found):
+            after = argv[i + 1] if i + 1 < len(argv) else ""
+            named = any(c["name"] == f"{word}.{after}" for c in grouped)
+            return grouped if named else [c for c in found if "." not in c["name"]]
+        return found or _listed(commands)
+    return _listed(commands)
+
+
+def _listed(commands: list[Spec]) -> list[Spec]:
+    """Every command for the top-level help; a command that shares its word with a group
+    is listed as the group's (its help names both)."""
+    groups = {c["name"].split(".")[0] for c in commands if "." in c["name"]}
+    return [c for c in commands if "." in c["name"] or c["name"] not in groups]
 
 
 def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
@@ -81,12 +95,19 @@ def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
     _global_options(parser, spec["globals"], None)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    plain = {c["name"]: c["doc"] for c in spec["commands"]}
     for command in commands:
         words = command["name"].split(".")
         holder = top
         if len(words) == 2:
             if words[0] not in groups:
-                group = top.add_parser(words[0], help=f"{words[0]} commands")
+                about = f"{words[0]} commands"
+                if words[0] in plain:  # `trace [SESSION]` and `trace start|stop`
+                    subs = [
+                        c["name"] for c in spec["commands"] if c["name"].startswith(words[0] + ".")
+                    ]
+                    about = f"{plain[words[0]]} (also: {', '.join(subs).replace('.', ' ')})"
+                group = top.add_parser(words[0], help=about)
                 groups[words[0]] = group.add_subparsers(
                     dest="subcommand", metavar="SUBCOMMAND", parser_class=Parser, required=True
                 )
@@ -143,13 +164,18 @@ def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
         parser.add_argument(name, **kwargs)
         return
     if kind == "bool":
-        # An optional bool (default None: a setting decides) takes --flag and --no-flag.
-        action = argparse.BooleanOptionalAction if param["optional"] else "store_true"
+        # A bool that is on unless told (default true), or that a setting decides (default
+        # None), takes --flag and --no-flag.
+        action = argparse.BooleanOptionalAction if _switchable(param) else "store_true"
         parser.add_argument(param["flag"], dest=name, action=action, help=param["help"])
         return
     if kind in ("list", "map"):
         kwargs["nargs"] = "+"
     parser.add_argument(param["flag"], dest=name, metavar=name.upper(), **kwargs)
+
+
+def _switchable(param: Spec) -> bool:
+    return bool(param["optional"] or param["default"] is True)
 
 
 def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dict[str, Any]:
@@ -171,7 +197,7 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
                 f"{command['name'].replace('.', ' ')} needs {param['name'].upper()}",
                 "give it as an argument" + (" or with --stdin" if param["sensitive"] else ""),
             )
-        if value is None or (param["type"] == "bool" and value is False and not param["optional"]):
+        if value is None or (param["type"] == "bool" and value is False and not _switchable(param)):
             continue
         if param["type"] == "map":
             value = _pairs(param["name"], value)
@@ -208,7 +234,8 @@ def render(result: Any) -> str:
     lines: list[str] = []
     for block in ("snapshot", "text"):  # the text an agent reads is the whole result
         if block in result:
-            lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
+            if "url" in result:  # a page's text; other texts (a timeline) stand alone
+                lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
             lines.append(result[block])
             return "\n".join(lines)
     for key, value in result.items():
