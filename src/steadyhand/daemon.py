@@ -22,6 +22,7 @@ from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc
+from steadyhand.observe import retention
 from steadyhand.observe.log import configure as configure_logging
 from steadyhand.store.sqlite import Store
 
@@ -84,12 +85,18 @@ async def serve(settings: Settings) -> None:
         loop.add_signal_handler(sig, runtime.stop_requested.set)
     log.info("daemon %d listening on %s", os.getpid(), settings.socket_path)
     engine.health.start()
+
+    def live() -> set[str]:
+        return {session.name for session in engine.pool.sessions()}
+
+    pruning = loop.create_task(retention.every_hour(store, settings, live))
     if settings.restore_sessions:
         restoring = loop.create_task(restore_all(engine))
     try:
         await runtime.stop_requested.wait()
         log.info("stopping")
     finally:
+        pruning.cancel()
         if settings.restore_sessions:
             restoring.cancel()
         await server.close()

@@ -227,6 +227,26 @@ def _pairs(name: str, items: list[str]) -> dict[str, str]:
 # ---------------------------------------------------------------- output
 
 
+class ProgressLine:
+    """The daemon's progress on long work, on one terminal line rewritten in place."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.width = 0
+
+    def __call__(self, done: int, total: int | None, message: str) -> None:
+        count = f"{done}/{total}" if total else str(done)
+        text = f"{message}: {count}"
+        if total:
+            text += f" ({100 * done // max(total, 1)}%)"
+        self.stream.write("\r" + text.ljust(self.width))
+        self.width = len(text)
+        if total is not None and done >= total:
+            self.stream.write("\n")
+            self.width = 0
+        self.stream.flush()
+
+
 def render(result: Any) -> str:
     """Human-readable text for a result: snapshots as they are, the rest as key: value."""
     if not isinstance(result, dict):
@@ -307,7 +327,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             command = next(c for c in spec["commands"] if c["name"] == name)
             params = params_from_args(spec, command, args)
-            result = rpc_client.call(settings, name, params, autostart=command["autostart"])
+            result = rpc_client.call(
+                settings,
+                name,
+                params,
+                autostart=command["autostart"],
+                on_progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
+            )
     except SteadyhandError as exc:
         return report_error(exc, as_json)
     except KeyboardInterrupt:

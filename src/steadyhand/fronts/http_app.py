@@ -3,7 +3,8 @@
 The body is the command's params as a JSON object (empty = {}); the answer is
 `{"ok": true, "result": ...}` or `{"ok": false, "error": {code, message, hint, data}}` with
 the code's HTTP status (errors.py). `GET /v1/health` is the daemon's status and
-`GET /openapi.json` the OpenAPI document (fronts/openapi.py). Every route is behind the
+`GET /openapi.json` the OpenAPI document (fronts/openapi.py), `GET /metrics` the daemon's
+metrics in Prometheus' text format (observe/metrics.py). Every route is behind the
 Guard (fronts/http_security.py): the bearer token, CSRF and Host checks, the body cap.
 """
 
@@ -26,6 +27,7 @@ from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import openapi
 from steadyhand.fronts.http_security import ASGIApp, BodyTooLarge, Guard, too_large
+from steadyhand.observe.metrics import prometheus_text
 
 log = logging.getLogger("steadyhand.http")
 
@@ -55,10 +57,18 @@ def build_app(
     async def openapi_json(request: Request) -> Response:
         return Response(document, media_type=JSON)
 
+    async def metrics(request: Request) -> Response:
+        try:
+            data = await backend.call(openapi.METRICS, {})
+        except SteadyhandError as exc:
+            return failed(exc.error_class.http_status, exc.to_dict())
+        return Response(prometheus_text(data), media_type=openapi.PROMETHEUS)
+
     app = Starlette(
         routes=[
             Route(openapi.PREFIX + "health", health, methods=["GET"]),
             Route("/openapi.json", openapi_json, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
             Route(openapi.PREFIX + "{name:path}", run_command, methods=["POST"]),
         ],
         exception_handlers={HTTPException: no_route},  # type: ignore[dict-item]

@@ -18,6 +18,8 @@ from steadyhand.fronts.schema import model_schema, params_schema
 
 PREFIX = "/v1/"
 HEALTH = "daemon.status"  # what GET /v1/health answers
+METRICS = "metrics"  # what GET /metrics answers, as Prometheus text
+PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 
 # Refusals the HTTP layer itself makes (fronts/http_security.py, fronts/http.py).
 GUARD_CODES: dict[int, tuple[str, ...]] = {
@@ -157,6 +159,21 @@ def document() -> dict[str, Any]:
             "responses": {
                 "200": _envelope("the daemon answers", ok_schema(result_schema(health))),
                 **error_responses(error_codes(health)),
+            },
+        }
+    }
+    paths["/metrics"] = {
+        "get": {
+            "operationId": "prometheus_metrics",
+            "summary": "The daemon's metrics in Prometheus' text format ("
+            + COMMANDS[METRICS].doc
+            + ")",
+            "responses": {
+                "200": {
+                    "description": "Prometheus text exposition format 0.0.4",
+                    "content": {PROMETHEUS: {"schema": {"type": "string"}}},
+                },
+                **error_responses(error_codes(COMMANDS[METRICS])),
             },
         }
     }

@@ -2,6 +2,10 @@
 
 Methods are the command table's names (`snapshot`, `tab.new`, ...); params are the
 command's params object. Errors carry the taxonomy code and hint in `error.data`.
+
+Progress: a request with `"progress": true` (beside `params`) may be answered by
+notifications `{"method": "progress", "params": {"id", "done", "total", "message"}}` on
+the same connection before its reply, while long work (a big report) goes on.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +69,7 @@ class RpcServer:
                 self._in_flight += 1
                 self._idle.clear()
                 try:
-                    reply = await handle_line(self.runtime, line)
+                    reply = await handle_line(self.runtime, line, lambda m: _send(writer, m))
                     if reply is not None:
                         await _send(writer, reply)
                 finally:
@@ -77,8 +82,13 @@ class RpcServer:
             writer.close()
 
 
-async def handle_line(runtime: Runtime, line: bytes) -> Any:
-    """The reply to one request line (or batch); None when all were notifications."""
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+async def handle_line(runtime: Runtime, line: bytes, notify: Notify | None = None) -> Any:
+    """The reply to one request line (or batch); None when all were notifications.
+
+    `notify` sends a message ahead of the reply (progress, when a request asks for it)."""
     try:
         message = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
@@ -86,12 +96,14 @@ async def handle_line(runtime: Runtime, line: bytes) -> Any:
     if isinstance(message, list):
         if not message:
             return _error(None, INVALID_REQUEST, "empty batch")
-        replies = await asyncio.gather(*(handle_request(runtime, m) for m in message))
+        replies = await asyncio.gather(*(handle_request(runtime, m, notify) for m in message))
         return [r for r in replies if r is not None] or None
-    return await handle_request(runtime, message)
+    return await handle_request(runtime, message, notify)
 
 
-async def handle_request(runtime: Runtime, message: Any) -> dict[str, Any] | None:
+async def handle_request(
+    runtime: Runtime, message: Any, notify: Notify | None = None
+) -> dict[str, Any] | None:
     if (
         not isinstance(message, dict)
         or message.get("jsonrpc") != "2.0"
@@ -103,8 +115,17 @@ async def handle_request(runtime: Runtime, message: Any) -> dict[str, Any] | Non
     params = message.get("params")
     if params is not None and not isinstance(params, dict):
         return _error(request_id, INVALID_REQUEST, "params must be an object")
+    progress = None
+    if notify is not None and message.get("progress") is True and "id" in message:
+        send = notify
+
+        async def progress(done: int, total: int | None, text: str) -> None:
+            note = {"id": request_id, "done": done, "total": total, "message": text}
+            with contextlib.suppress(ConnectionError):
+                await send({"jsonrpc": "2.0", "method": "progress", "params": note})
+
     try:
-        result = await execute(runtime, message["method"], params)
+        result = await execute(runtime, message["method"], params, progress)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}

@@ -18,7 +18,10 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    OnProgress = Callable[[int, int | None, str], None]  # done, total (None: unknown), message
 
 _ids = itertools.count(1)
 # Time the client waits past a command's own deadline before giving up on the daemon.
@@ -26,18 +29,25 @@ REPLY_GRACE_S = 10.0
 
 
 def call(
-    settings: Settings, method: str, params: dict[str, Any] | None = None, autostart: bool = True
+    settings: Settings,
+    method: str,
+    params: dict[str, Any] | None = None,
+    autostart: bool = True,
+    on_progress: OnProgress | None = None,
 ) -> Any:
-    """Run one command in the daemon and return its result; raise SteadyhandError."""
+    """Run one command in the daemon and return its result; raise SteadyhandError.
+
+    `on_progress` is given the daemon's progress notes (done, total, message) on long work.
+    """
     params = dict(params or {})
     wait_s = reply_wait_s(settings, params)
     try:
-        return request(settings, method, params, wait_s)
+        return request(settings, method, params, wait_s, on_progress)
     except SteadyhandError as exc:
         if exc.code != ErrorCode.DAEMON_UNAVAILABLE or not autostart or exc.data.get("sent"):
             raise
     start_daemon(settings)
-    return request(settings, method, params, wait_s)
+    return request(settings, method, params, wait_s, on_progress)
 
 
 def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
@@ -48,9 +58,17 @@ def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
     return deadline_s + settings.approval_timeout_s + REPLY_GRACE_S
 
 
-def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: float) -> Any:
+def request(
+    settings: Settings,
+    method: str,
+    params: dict[str, Any],
+    timeout_s: float,
+    on_progress: OnProgress | None = None,
+) -> Any:
     """One JSON-RPC round trip on the daemon's socket."""
     message = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
+    if on_progress is not None:
+        message["progress"] = True
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:
@@ -71,7 +89,7 @@ def request(settings: Settings, method: str, params: dict[str, Any], timeout_s: 
             ) from exc
         try:
             sock.sendall(json.dumps(message).encode() + b"\n")
-            reply = _read_line(sock)
+            reply = _read_reply(sock, on_progress)
         except (OSError, ValueError) as exc:
             raise SteadyhandError(
                 ErrorCode.DAEMON_UNAVAILABLE,
@@ -102,19 +120,25 @@ def check_socket_path(settings: Settings) -> None:
         )
 
 
-def _read_line(sock: socket.socket) -> dict[str, Any]:
-    chunks: list[bytes] = []
+def _read_reply(sock: socket.socket, on_progress: OnProgress | None) -> dict[str, Any]:
+    """The reply line; progress notifications before it go to `on_progress`."""
+    pending = b""
     while True:
-        chunk = sock.recv(1 << 16)
-        if not chunk:
-            raise ValueError("connection closed before a reply")
-        chunks.append(chunk)
-        if chunk.endswith(b"\n"):
-            break
-    reply = json.loads(b"".join(chunks))
-    if not isinstance(reply, dict):
-        raise ValueError("reply is not an object")
-    return reply
+        chunks = [pending]
+        while b"\n" not in chunks[-1]:
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                raise ValueError("connection closed before a reply")
+            chunks.append(chunk)
+        line, _, pending = b"".join(chunks).partition(b"\n")
+        message = json.loads(line)
+        if not isinstance(message, dict):
+            raise ValueError("reply is not an object")
+        if message.get("method") != "progress" or "id" in message:
+            return message
+        note = message.get("params")
+        if on_progress is not None and isinstance(note, dict):
+            on_progress(int(note.get("done") or 0), note.get("total"), str(note.get("message")))
 
 
 def daemon_pid(settings: Settings) -> int | None:
