@@ -26,7 +26,6 @@ def sample_value(param: dict[str, Any]) -> str:
 
 def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
     spec = cli.load_spec()
-    parser = cli.build_parser(spec, spec["commands"])
     for name, command in COMMANDS.items():
         assert command.doc and not command.doc.endswith(" "), name
         required = [
@@ -34,7 +33,8 @@ def test_every_command_has_a_doc_and_parses(tmp_path: object) -> None:
             for p in cli_spec.command_spec(command)["params"]
             if p["positional"] and p["required"]
         ]
-        args = parser.parse_args([*name.split("."), *required])
+        argv = [*name.split("."), *required]
+        args = cli.build_parser(spec, cli.relevant_commands(spec, argv)).parse_args(argv)
         assert args.command_name == name
 
 
@@ -133,4 +133,40 @@ def test_global_options_and_autostart_come_from_the_table() -> None:
     autostart = {c["name"]: c["autostart"] for c in spec["commands"]}
     assert autostart["daemon.status"] is False and autostart["click"] is True
     assert cli.relevant_commands(spec, ["--session", "tab", "click", "e1"])[0]["name"] == "click"
-    assert len(cli.relevant_commands(spec, ["--help"])) == len(spec["commands"])
+    # The top-level help lists every command; `trace` is listed once, as its group.
+    listed = {c["name"] for c in cli.relevant_commands(spec, ["--help"])}
+    assert listed == {c["name"] for c in spec["commands"]} - {"trace"}
+    assert "trace.start" in listed
+
+
+def test_a_word_that_is_a_command_and_a_group() -> None:
+    assert parse(["trace"]) == ("trace", {})
+    assert parse(["trace", "s1", "--last", "5", "--failed"]) == (
+        "trace",
+        {"name": "s1", "last": 5, "failed": True},
+    )
+    assert parse(["--session", "s2", "trace"]) == ("trace", {"session": "s2"})
+    assert parse(["trace", "start", "--no-screenshots"]) == ("trace.start", {"screenshots": False})
+    name, params = parse(["trace", "stop", "--path", "t.zip", "--session", "s3"])
+    assert name == "trace.stop" and params["session"] == "s3"
+    assert str(params["path"]).startswith("/") and str(params["path"]).endswith("/t.zip")
+    help_text = cli.build_parser(cli.load_spec(), cli.relevant_commands(cli.load_spec(), []))
+    assert "also: trace start, trace stop" in " ".join(help_text.format_help().split())
+
+
+def test_bools_on_by_default_can_be_turned_off() -> None:
+    assert parse(["type", "e3", "hi", "--no-clear"])[1] == {
+        "ref": "e3",
+        "text": "hi",
+        "clear": False,
+    }
+    assert parse(["type", "e3", "hi", "--clear"])[1] == {"ref": "e3", "text": "hi", "clear": True}
+    assert parse(["type", "e3", "hi"])[1] == {"ref": "e3", "text": "hi"}
+
+
+def test_progress_is_one_line_rewritten_in_place() -> None:
+    out = io.StringIO()
+    line = cli.ProgressLine(out)
+    line(10, 40, "report")
+    line(40, 40, "report")
+    assert out.getvalue() == "\rreport: 10/40 (25%)\rreport: 40/40 (100%)\n"

@@ -42,15 +42,24 @@ EventDict = MutableMapping[str, Any]
 
 
 def redact_event(_logger: Any, _method: str, event: EventDict) -> EventDict:
-    """The last line of defence: secret-looking keys and URL credentials hidden."""
+    """The last line of defence: secret-looking keys and URL credentials hidden, at any
+    depth (a debug line carries params and results)."""
     for key, value in list(event.items()):
-        if key in ("event", "logger", "level", "ts"):
-            continue
-        if SECRET_KEY.search(key) and value not in (None, ""):
-            event[key] = REDACTED
-        elif isinstance(value, str) and "://" in value:
-            event[key] = redact_url(value)
+        if key not in ("event", "logger", "level", "ts"):
+            event[key] = _scrub(key, value)
     return event
+
+
+def _scrub(key: str, value: Any) -> Any:
+    if SECRET_KEY.search(key) and value not in (None, ""):
+        return REDACTED
+    if isinstance(value, dict):
+        return {k: _scrub(str(k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub("", v) for v in value]
+    if isinstance(value, str) and "://" in value and not any(c.isspace() for c in value):
+        return redact_url(value)  # one URL (not a text that mentions some)
+    return value
 
 
 def _leading_fields(_logger: Any, _method: str, event: EventDict) -> EventDict:
@@ -70,7 +79,7 @@ def _shared_processors() -> list[Any]:
 
 def _formatter() -> logging.Formatter:
     return structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*_shared_processors(), structlog.stdlib.ExtraAdder()],
+        foreign_pre_chain=[structlog.stdlib.ExtraAdder(), *_shared_processors()],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
