@@ -13,7 +13,9 @@ def make(tmp_path: Path, **settings: object) -> tuple[Settings, Store]:
     return config, Store(config.store_path)
 
 
-def write(settings: Settings, store: Store, session: str, name: str, size: int, age: int) -> Path:
+def write(
+    settings: Settings, store: Store, session: str, name: str, *, size: int, age: int
+) -> Path:
     """A file of `size` bytes in the session's artifacts, `age` seconds old, indexed with
     an action of its own."""
     path = settings.artifacts_dir / session / name
@@ -38,7 +40,7 @@ def write(settings: Settings, store: Store, session: str, name: str, size: int, 
 def test_only_the_newest_sessions_keep_their_files(tmp_path: Path) -> None:
     settings, store = make(tmp_path, artifacts_keep_sessions=2)
     files = {
-        s: write(settings, store, s, f"{s}.png", 10, age)
+        s: write(settings, store, s, f"{s}.png", size=10, age=age)
         for s, age in (("a", 400), ("b", 300), ("c", 200), ("d", 100))
     }
     outside = tmp_path / "mine.png"  # a caller's own path, indexed with session "a"
@@ -75,10 +77,10 @@ def test_only_the_newest_sessions_keep_their_files(tmp_path: Path) -> None:
 
 def test_the_byte_budget_takes_the_oldest_files_but_not_open_sessions(tmp_path: Path) -> None:
     settings, store = make(tmp_path, artifacts_max_bytes=250)
-    old_live = write(settings, store, "live", "0.png", 100, 900)
-    older = write(settings, store, "s1", "1.png", 100, 800)
-    old = write(settings, store, "s2", "2.png", 100, 700)
-    new = write(settings, store, "s2", "3.png", 100, 100)
+    old_live = write(settings, store, "live", "0.png", size=100, age=900)
+    older = write(settings, store, "s1", "1.png", size=100, age=800)
+    old = write(settings, store, "s2", "2.png", size=100, age=700)
+    new = write(settings, store, "s2", "3.png", size=100, age=100)
 
     pruned = apply(store, settings, live={"live"})
 
