@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from steadyhand.config import Settings
 from steadyhand.observe.retention import apply
 from steadyhand.store.sqlite import ArtifactFile, Store
 
 
-def make(tmp_path: Path, **settings: object) -> tuple[Settings, Store]:
+def make(tmp_path: Path, **settings: Any) -> tuple[Settings, Store]:
     config = Settings.load(state_dir=tmp_path / "state", **settings)
     return config, Store(config.store_path)
 
