@@ -24,7 +24,7 @@ from typing import Any
 
 import structlog
 
-from steadyhand.config import Settings
+from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.store.redact import REDACTED, SECRET_KEY, redact_url
 
 # Fields every action line carries (tests and log readers rely on them).
@@ -77,7 +77,27 @@ def _shared_processors() -> list[Any]:
     ]
 
 
+class _OncePerRecord(logging.Formatter):
+    """Renders a record once for every handler, and for RotatingFileHandler, which formats
+    each record a second time to decide whether to roll over (half the cost of a line)."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = record.__dict__.get("_steadyhand_line")
+        if not isinstance(line, str):
+            line = self.inner.format(record)
+            record.__dict__["_steadyhand_line"] = line
+        return line
+
+
 def _formatter() -> logging.Formatter:
+    return _OncePerRecord(_processor_formatter())
+
+
+def _processor_formatter() -> logging.Formatter:
     return structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=[structlog.stdlib.ExtraAdder(), *_shared_processors()],
         processors=[
@@ -97,7 +117,8 @@ def configure(settings: Settings, stderr: bool = True) -> Path:
     """Route every log line of this process, as JSON, to the rotating file (at the
     `log_level` setting) and to stderr (at `log_stderr_level`); return the file's path."""
     path = log_file(settings)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(settings.state_dir)
+    path.parent.mkdir(exist_ok=True, mode=0o700)
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600))
     file_handler = logging.handlers.RotatingFileHandler(
         path, maxBytes=settings.log_max_bytes, backupCount=settings.log_backups, encoding="utf-8"
