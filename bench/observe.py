@@ -83,9 +83,7 @@ def p95(samples: list[float]) -> float:
 async def measure(n: int) -> None:
     server = serve_directory(FIXTURES)
     root = Path(tempfile.mkdtemp(prefix="sh-bench-observe-"))
-    settings = Settings.load(
-        state_dir=root / "state", failure_screenshots=False, act_changes=True
-    )
+    settings = Settings.load(state_dir=root / "state", failure_screenshots=False, act_changes=True)
     observe_log.configure(settings, stderr=False)
     backend = LocalBackend(settings)
     s = "bench-observe"
@@ -123,7 +121,7 @@ async def measure(n: int) -> None:
             timing(Store, "log_action", row),
             timing(dispatch, "action_logged", line),
         ):
-            for kind, run in kinds.items():  # warm-up
+            for run in kinds.values():  # warm-up
                 await run()
             for _ in range(n):
                 for level in ("info", "debug"):
@@ -147,7 +145,11 @@ async def measure(n: int) -> None:
         log_path = observe_log.log_file(settings)
         size = log_path.stat().st_size if log_path.exists() else 0
         shutil.rmtree(root, ignore_errors=True)
+    report(n, total, overhead, parts)
+    print(f"log file after the run: {size} bytes")
 
+
+def report(n: int, total: Samples, overhead: Samples, parts: dict[str, Samples]) -> None:
     print(f"per action, n={n} each, interleaved; µs (median / p95); share = median overhead")
     print("  of the action's median time (check: half of a check+uncheck pair)")
     header = f"{'action':<16}{'record (all)':>18}{'store row':>16}{'log line':>16}"
@@ -163,7 +165,6 @@ async def measure(n: int) -> None:
             f"{med_total * 1e3:>10.1f}"
             f"{statistics.median(rec) / med_total:>9.1%}"
         )
-    print(f"log file after the run: {size} bytes")
 
 
 def main() -> None:
