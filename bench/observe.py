@@ -128,7 +128,8 @@ async def measure(n: int) -> None:
                     root_logger.handlers[0].setLevel(level.upper())
                     root_logger.setLevel(level.upper())
                     for kind, run in kinds.items():
-                        record.clear(), row.clear(), line.clear()
+                        for timed in (record, row, line):
+                            timed.clear()
                         started = time.perf_counter()
                         await run()
                         key = f"{kind} @{level}"
