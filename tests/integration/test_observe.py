@@ -175,6 +175,13 @@ def test_playwright_trace_zip_holds_the_actions(observed: Daemon, site: str) -> 
     assert last["command"] == "trace.stop"
     assert [(a["kind"], a["path"]) for a in last["artifacts"]] == [("trace", str(path))]
     assert observed.fail("trace.stop", session=s).code == "bad_request"
+    # A trace still recording when its session closes is saved, not lost.
+    observed.call("trace.start", session=s)
+    observed.call("snapshot", session=s)
+    observed.call("close", session=s)
+    (kept,) = (observed.settings.artifacts_dir / s).glob("*-trace-at-close.zip")
+    with zipfile.ZipFile(kept) as archive:
+        assert "trace.trace" in archive.namelist()
 
 
 def test_metrics_count_a_known_sequence_and_serve_prometheus_text(

@@ -29,6 +29,7 @@ from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.sqlite import Checkpoint, Store
 
 log = logging.getLogger("steadyhand.engine")
@@ -139,6 +140,8 @@ class Engine:
             dialog_policy=self.settings.dialogs,
             profile=profile,
         )
+        root = self.settings.artifacts_dir
+        session.unsaved_trace_path = lambda: artifact_path(root, name, "trace", "at-close", "zip")
         for page in context.pages:  # a persistent context opens with a blank page
             session.adopt(page)
         context.on("close", lambda _ctx: self._on_context_close(session))

@@ -7,6 +7,7 @@ used is the default target of the next one.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,11 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import BrowserContext, Page
+from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.refs import RefRegistry
+
+log = logging.getLogger("steadyhand.session")
 
 if TYPE_CHECKING:
     from steadyhand.snapshot.capture import Capture
@@ -71,6 +75,8 @@ class Session:
         self.dialog_policy = dialog_policy
         self.created_at = time.time()
         self.tracing_since: float | None = None  # monotonic time `trace start` began
+        # Where a trace still recording at close is saved (None: it is dropped).
+        self.unsaved_trace_path: Callable[[], Path] | None = None
         self.tabs: dict[str, Tab] = {}
         self.next_tab = 1
         self._current: str | None = None
@@ -154,4 +160,13 @@ class Session:
 
     async def close(self) -> None:
         self.closing = True
+        if self.tracing_since is not None and self.unsaved_trace_path is not None:
+            # A trace still recording is saved rather than lost with the context.
+            path = self.unsaved_trace_path()
+            try:
+                await self.context.tracing.stop(path=path)
+                log.info("session %s closed while tracing; trace saved to %s", self.name, path)
+            except PlaywrightError as exc:
+                log.warning("session %s: its trace could not be saved: %s", self.name, exc)
+            self.tracing_since = None
         await self.context.close()
