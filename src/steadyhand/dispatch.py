@@ -58,37 +58,21 @@ async def execute(
     front can show it.
     """
     raw = dict(raw_params or {})
-    command = COMMANDS.get(method)
-    if command is None:
-        close = difflib.get_close_matches(method, COMMANDS, n=1)
-        raise SteadyhandError(
-            ErrorCode.UNKNOWN_COMMAND,
-            f"unknown command {method!r}",
-            (f"did you mean {close[0]!r}? " if close else "")
-            + "commands: "
-            + ", ".join(sorted(COMMANDS)),
-        )
+    command = _command(method)
     started = time.monotonic()
     request_id = secrets.token_hex(8)
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
-        # Such params cannot be stored as they are: the refusal is, without them.
-        named = raw.get("session")
-        session = named.encode(errors="backslashreplace").decode() if isinstance(named, str) else ""
-        await _record(
-            runtime,
-            command,
-            raw={"params": "(not storable: see the error)"},
-            call=None,
-            session=session or "default",
-            started=started,
-            request_id=request_id,
-            error=refused,
+        await _record_refusal(
+            runtime, command, raw, started=started, request_id=request_id, refused=refused
         )
         raise
     session_name = str(raw.get("session") or "default")
     call: Call | None = None
+    data: Any = None
+    failure: Exception | None = None
+    error: SteadyhandError | None = None
     try:
         params = _validate(command, raw)
         timeout_ms = runtime.settings.timeout_ms(params.timeout, command.timeout)
@@ -123,6 +107,7 @@ async def execute(
         if await _report_recovery(runtime, call):
             data["recovered"] = call.outcome["recovered"]
     except Exception as exc:
+        failure = exc
         if isinstance(exc, SteadyhandError):
             error = exc
         else:
@@ -130,20 +115,6 @@ async def execute(
             error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
         await _report_recovery(runtime, call)  # _explain puts it in the error's data
         await _explain(runtime, command, call, error, started)
-        await _record(
-            runtime,
-            command,
-            raw=raw,
-            call=call,
-            session=session_name,
-            started=started,
-            request_id=request_id,
-            error=error,
-        )
-        await _after(runtime, command, call)
-        if error is exc:
-            raise
-        raise error from exc
     await _record(
         runtime,
         command,
@@ -152,10 +123,53 @@ async def execute(
         session=session_name,
         started=started,
         request_id=request_id,
+        error=error,
         result=data,
     )
     await _after(runtime, command, call)
-    return data
+    if error is None:
+        return data
+    if error is failure:
+        raise error
+    raise error from failure
+
+
+def _command(method: str) -> Command:
+    command = COMMANDS.get(method)
+    if command is None:
+        close = difflib.get_close_matches(method, COMMANDS, n=1)
+        raise SteadyhandError(
+            ErrorCode.UNKNOWN_COMMAND,
+            f"unknown command {method!r}",
+            (f"did you mean {close[0]!r}? " if close else "")
+            + "commands: "
+            + ", ".join(sorted(COMMANDS)),
+        )
+    return command
+
+
+async def _record_refusal(
+    runtime: Runtime,
+    command: Command,
+    raw: dict[str, Any],
+    *,
+    started: float,
+    request_id: str,
+    refused: SteadyhandError,
+) -> None:
+    """Params refused as unstorable are logged without them."""
+    named = raw.get("session")
+    session = named.encode(errors="backslashreplace").decode() if isinstance(named, str) else ""
+    await _record(
+        runtime,
+        command,
+        raw={"params": "(not storable: see the error)"},
+        call=None,
+        session=session or "default",
+        started=started,
+        request_id=request_id,
+        error=refused,
+    )
 
 
 async def _after(runtime: Runtime, command: Command, call: Call | None) -> None:

@@ -24,6 +24,12 @@ def write(
     path.write_bytes(b"x" * size)
     when = 1_700_000_000 - age
     os.utime(path, (when, when))
+    index(store, session, path, size)
+    return path
+
+
+def index(store: Store, session: str, path: Path, size: int) -> None:
+    """An action of the session that wrote `path`."""
     store.log_action(
         session=session,
         tab="t1",
@@ -35,7 +41,6 @@ def write(
         duration_ms=1.0,
         files=[ArtifactFile("screenshot", "t1", str(path), size)],
     )
-    return path
 
 
 def test_only_the_newest_sessions_keep_their_files(tmp_path: Path) -> None:
@@ -47,17 +52,7 @@ def test_only_the_newest_sessions_keep_their_files(tmp_path: Path) -> None:
     outside = tmp_path / "mine.png"  # a caller's own path, indexed with session "a"
     outside.write_bytes(b"y")
     os.utime(outside, (1, 1))
-    store.log_action(
-        session="a",
-        tab=None,
-        command="screenshot",
-        params={},
-        ok=True,
-        error_code=None,
-        error_message=None,
-        duration_ms=1.0,
-        files=[ArtifactFile("screenshot", "t1", str(outside), 1)],
-    )
+    index(store, "a", outside, 1)
     stray = settings.artifacts_dir / "b" / "not-indexed.txt"  # from an older steadyhand
     stray.write_text("z")
     os.utime(stray, (1, 1))

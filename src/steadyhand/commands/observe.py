@@ -13,7 +13,7 @@ from steadyhand.commands.lifecycle import NameParams
 from steadyhand.commands.table import Params, Result, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.trace import TraceEntry, entries, timeline_text
-from steadyhand.store.artifacts import artifact_path, requested_path
+from steadyhand.store.artifacts import output_path
 
 VIEWER_HINT = "open it with `playwright show-trace PATH` or at https://trace.playwright.dev"
 
@@ -107,14 +107,10 @@ async def trace_stop(call: Call, params: TraceStopParams) -> TraceSaved:
             f"session {session.name!r} is not recording a trace",
             "`trace start` first",
         )
-    if params.path is not None:
-        path = requested_path(params.path, "trace stop")
-        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True, mode=0o700)
-    else:
-        root = call.runtime.settings.artifacts_dir
-        path = await asyncio.to_thread(
-            artifact_path, root, call.session_name, "trace", "playwright", "zip"
-        )
+    root = call.runtime.settings.artifacts_dir
+    path = await asyncio.to_thread(
+        output_path, params.path, "trace", root, call.session_name, label="playwright", ext="zip"
+    )
     seconds = time.monotonic() - session.tracing_since
     session.tracing_since = None  # stopped even when saving fails: it cannot be resumed
     await session.context.tracing.stop(path=path)

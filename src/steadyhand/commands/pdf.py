@@ -12,7 +12,7 @@ from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.artifacts import artifact_path, requested_path
+from steadyhand.store.artifacts import output_path
 
 
 class PdfParams(TabParams):
@@ -63,11 +63,10 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
             "without --headed",
         )
     tab = await call.tab(params.tab)
-    if params.path is not None:
-        path = requested_path(params.path, "pdf")
-    else:
-        root = call.runtime.settings.artifacts_dir
-        path = await asyncio.to_thread(artifact_path, root, call.session_name, "pdf", tab.id, "pdf")
+    root = call.runtime.settings.artifacts_dir
+    path = await asyncio.to_thread(
+        output_path, params.path, "pdf", root, call.session_name, label=tab.id, ext="pdf"
+    )
     data = await tab.page.pdf(print_background=True)
     try:
         await asyncio.to_thread(write_private, path, data)

@@ -50,3 +50,15 @@ def requested_path(given: str, command: str) -> Path:
             "give an absolute path (the daemon's working directory is not yours)",
         )
     return path
+
+
+def output_path(
+    given: str | None, command: str, root: Path, session: str, *, label: str, ext: str
+) -> Path:
+    """Where a command writes its file: the caller's absolute path (its folder made), or
+    the session's artifact `<time>-<command>-<label>.<ext>`. Blocking: run it in a thread."""
+    if given is None:
+        return artifact_path(root, session, command.replace(".", "-"), label, ext)
+    path = requested_path(given, command.replace(".", " "))
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
