@@ -40,6 +40,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/sessions.py
 	$(PY) bench/fronts_http.py
 	$(PY) bench/fronts_mcp.py
+	$(PY) bench/report.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info
