@@ -41,6 +41,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/fronts_http.py
 	$(PY) bench/fronts_mcp.py
 	$(PY) bench/observe.py
+	$(PY) bench/report.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

@@ -237,7 +237,10 @@ def test_pdf_to_the_artifacts_dir_and_to_a_path(daemon: Daemon, site: str, tmp_p
     daemon.call("open", session=s, url=f"{site}/extract.html")
     done = daemon.call("pdf", session=s)
     path = Path(done["path"])
-    assert path.parent == daemon.settings.artifacts_dir / s and path.name.endswith("-page.pdf")
+    assert path.parent == daemon.settings.artifacts_dir / s
+    assert path.name.endswith(f"-pdf-{done['tab']}.pdf")
+    (indexed,) = daemon.call("trace", name=s, last=1)["actions"][0]["artifacts"]
+    assert (indexed["kind"], indexed["path"], indexed["bytes"]) == ("pdf", str(path), done["bytes"])
     assert path.read_bytes()[:5] == b"%PDF-" and done["bytes"] == path.stat().st_size > 1000
     assert mode(path) == 0o600 and mode(path.parent) == 0o700
     target = tmp_path / "new" / "dir" / "out.pdf"

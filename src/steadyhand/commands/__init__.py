@@ -17,6 +17,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     page_logs,
     pdf,
     profiles,
+    report,
     screenshot,
     snapshots,
     tabs,

@@ -12,7 +12,7 @@ from steadyhand.call import Call
 from steadyhand.commands.lifecycle import NameParams
 from steadyhand.commands.table import Params, Result, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.observe.trace import TraceEntry, entries, timeline_text
+from steadyhand.observe.trace import TraceEntry, entries_with_results, timeline_text
 from steadyhand.store.artifacts import output_path
 
 VIEWER_HINT = "open it with `playwright show-trace PATH` or at https://trace.playwright.dev"
@@ -31,19 +31,29 @@ class TraceResult(Result):
     text: str = Field(description="the timeline as text")
 
 
+async def recorded_actions(call: Call, name: str) -> list[tuple[TraceEntry, dict[str, Any]]]:
+    """Session `name`'s actions from the store, each with its stored result, oldest first.
+
+    A session the store has never heard of is `unknown_session`; a known one may have none.
+    """
+    store = call.runtime.store
+    found = await asyncio.to_thread(entries_with_results, store, name)
+    if not found:
+        recorded = await asyncio.to_thread(store.sessions)
+        if name not in recorded:
+            raise SteadyhandError(
+                ErrorCode.UNKNOWN_SESSION,
+                f"no session named {name!r} has run any action",
+                "sessions on record: " + (", ".join(sorted(recorded)) or "none"),
+            )
+    return found
+
+
 @command("trace", touches_page=False, reads_only=True, autostart=True, timeout="medium")
 async def trace(call: Call, params: TraceParams) -> TraceResult:
     """The session's action timeline from the store: params, outcome, time, retries, files."""
     name = params.name or call.session_name
-    store = call.runtime.store
-    everything = await asyncio.to_thread(entries, store, name)
-    if not everything and name not in await asyncio.to_thread(store.sessions):
-        recorded = sorted(await asyncio.to_thread(store.sessions))
-        raise SteadyhandError(
-            ErrorCode.UNKNOWN_SESSION,
-            f"no session named {name!r} has run any action",
-            "sessions on record: " + (", ".join(recorded) or "none"),
-        )
+    everything = [e for e, _ in await recorded_actions(call, name)]
     chosen = [e for e in everything if not e.ok] if params.failed else everything
     if params.last:
         chosen = chosen[-params.last :]

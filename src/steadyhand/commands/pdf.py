@@ -52,6 +52,18 @@ def write_private(path: Path, data: bytes) -> None:
         raise
 
 
+async def save_private(path: Path, data: bytes) -> None:
+    """`write_private` off the event loop; a path the daemon cannot write is bad_request."""
+    try:
+        await asyncio.to_thread(write_private, path, data)
+    except OSError as exc:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"cannot write {path}: {exc.strerror or exc}",
+            "give a path in a directory the daemon's user can write",
+        ) from exc
+
+
 @command("pdf", reads_only=True)
 async def pdf(call: Call, params: PdfParams) -> PdfResult:
     """Print the tab to a PDF file and return its path (headless browser only)."""
@@ -68,13 +80,6 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
         output_path, params.path, "pdf", root, call.session_name, label=tab.id, ext="pdf"
     )
     data = await tab.page.pdf(print_background=True)
-    try:
-        await asyncio.to_thread(write_private, path, data)
-    except OSError as exc:
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"cannot write {path}: {exc.strerror or exc}",
-            "give a path in a directory the daemon's user can write",
-        ) from exc
+    await save_private(path, data)
     call.keep(path, "pdf", tab.id)
     return PdfResult(**await page_result(tab), path=str(path), bytes=len(data))

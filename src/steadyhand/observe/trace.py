@@ -46,14 +46,17 @@ class TraceEntry(BaseModel):
     artifacts: list[ArtifactInfo] = Field(default_factory=list)
 
 
-def entries(store: Store, session: str, last: int = 0) -> list[TraceEntry]:
-    """The session's actions, oldest first (only the `last` ones when > 0)."""
+def entries_with_results(
+    store: Store, session: str, last: int = 0
+) -> list[tuple[TraceEntry, dict[str, Any]]]:
+    """The session's actions, oldest first (only the `last` ones when > 0), each with its
+    stored result (for a failure: the error with its data)."""
     rows = store.actions(session, limit=last if last > 0 else 1 << 62)
     indexed: dict[int, list[ArtifactRow]] = {}
     for artifact in store.artifacts(session):
         if artifact.action_id is not None:
             indexed.setdefault(artifact.action_id, []).append(artifact)
-    return [entry(row, indexed.get(row.id, [])) for row in rows]
+    return [(entry(row, indexed.get(row.id, [])), row.result or {}) for row in rows]
 
 
 def entry(row: ActionRow, indexed: list[ArtifactRow]) -> TraceEntry:

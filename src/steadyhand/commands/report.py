@@ -1,0 +1,71 @@
+"""The report command: a session's actions as one HTML file a person opens in a browser."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import Field
+
+from steadyhand.call import Call
+from steadyhand.commands.lifecycle import NameParams
+from steadyhand.commands.observe import recorded_actions
+from steadyhand.commands.pdf import save_private
+from steadyhand.commands.table import Result, command, file_path
+from steadyhand.observe.report import render
+from steadyhand.store.artifacts import output_path
+
+
+class ReportParams(NameParams):
+    path: str | None = file_path("where to write the HTML file (default: the artifacts dir)")
+    last: int = Field(0, ge=0, description="only the last N actions (0: all)")
+
+
+class ReportResult(Result):
+    session: str
+    path: str
+    bytes: int
+    actions: int = Field(description="timeline entries in the report")
+    failed: int = Field(description="of those, how many failed")
+    images_inlined: int = Field(description="screenshots inside the file")
+    images_left_out: int = Field(
+        description="screenshots shown as a path instead: deleted, or over the size cap"
+    )
+
+
+@command("report", touches_page=False, reads_only=True, timeout="long")
+async def report(call: Call, params: ReportParams) -> ReportResult:
+    """Write the session's report: one self-contained HTML file of its actions and screenshots."""
+    name = params.name or call.session_name
+    found = await recorded_actions(call, name)
+    chosen = found[-params.last :] if params.last else found
+    statuses = await asyncio.to_thread(call.runtime.store.sessions)
+    root = call.runtime.settings.artifacts_dir
+    path = await asyncio.to_thread(
+        output_path, params.path, "report", root, name, label="session", ext="html"
+    )
+    loop = asyncio.get_running_loop()
+
+    def progress(done: int, total: int, message: str) -> None:
+        # Called on the worker thread: hand it to the loop and wait, so reports stay in order.
+        asyncio.run_coroutine_threadsafe(call.report_progress(done, total, message), loop).result()
+
+    built = await asyncio.to_thread(
+        render,
+        name,
+        [e for e, _ in chosen],
+        results={e.id: result for e, result in chosen},
+        status=statuses.get(name),
+        total=len(found),
+        progress=progress if call.progress is not None else None,
+    )
+    data = built.html.encode("utf-8")
+    await save_private(path, data)
+    return ReportResult(
+        session=name,
+        path=str(path),
+        bytes=len(data),
+        actions=built.actions,
+        failed=built.failed,
+        images_inlined=built.images_inlined,
+        images_left_out=built.images_left_out,
+    )
