@@ -3,8 +3,13 @@ Prometheus text over HTTP), Playwright traces, step screenshots and artifact ret
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
+import socket
+import subprocess
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -267,3 +272,57 @@ def test_retention_on_start_keeps_the_newest_sessions_files_and_nothing_else(
     files = {(a["path"], a["exists"]) for e in after["old"] for a in e["artifacts"]}
     assert files == {(str(old_shot), False), (str(mine), True)}
     assert all(a["exists"] for e in after["new"] for a in e["artifacts"])
+
+
+def test_long_work_reports_progress_to_callers_that_ask(observed: Daemon, site: str) -> None:
+    s = "obs-progress"
+    observed.call("open", session=s, url=f"{site}/quiet.html")
+    for _ in range(59):
+        observed.call("snapshot", session=s)
+    request = {"jsonrpc": "2.0", "id": 7, "method": "report", "params": {"name": s}}
+
+    def lines_for(message: dict[str, Any]) -> list[dict[str, Any]]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(60)
+            sock.connect(str(observed.settings.socket_path))
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            with sock.makefile("rb") as stream:
+                got = []
+                while not got or "id" not in got[-1]:
+                    got.append(json.loads(stream.readline()))
+        return got
+
+    *notes, reply = lines_for({**request, "progress": True})
+    assert reply["id"] == 7 and reply["result"]["actions"] == 60
+    assert notes and all(n["method"] == "progress" and "id" not in n for n in notes)
+    done = [n["params"]["done"] for n in notes]
+    assert done == sorted(done) and done[-1] == 60 and len(done) >= 3
+    assert {n["params"]["id"] for n in notes} == {7}
+    assert {n["params"]["total"] for n in notes} == {60}
+    # Without asking, the reply is the only line; the CLI asks only on a terminal.
+    (only,) = lines_for(request)
+    assert only["id"] == 7 and "result" in only
+    quiet = observed.cli("report", s)
+    assert quiet.rc == 0 and quiet.err == "", quiet.err
+    # On a terminal it shows the progress on one line, rewritten in place.
+    leader, follower = pty.openpty()
+    try:
+        try:
+            done_cli = subprocess.run(
+                [sys.executable, "-m", "steadyhand", "report", s],
+                stdout=subprocess.PIPE,
+                stderr=follower,
+                env=observed.env,
+                timeout=120,
+                check=False,
+            )
+        finally:
+            os.close(follower)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once everything written is read
+            while chunk := os.read(leader, 4096):
+                shown += chunk
+    finally:
+        os.close(leader)
+    assert done_cli.returncode == 0 and b"path: " in done_cli.stdout
+    assert shown.startswith(b"\rreport") and b"60/60 (100%)" in shown, shown
