@@ -287,7 +287,7 @@ def test_long_work_reports_progress_to_callers_that_ask(observed: Daemon, site: 
             sock.connect(str(observed.settings.socket_path))
             sock.sendall(json.dumps(message).encode() + b"\n")
             with sock.makefile("rb") as stream:
-                got = []
+                got: list[dict[str, Any]] = []
                 while not got or "id" not in got[-1]:
                     got.append(json.loads(stream.readline()))
         return got
