@@ -118,7 +118,7 @@ def main() -> None:
         command_ms = statistics.median(t for t, _ in runs)
         out = runs[-1][1]
         store = Store(settings.state_dir / "steadyhand.sqlite")
-        read_ms, found = ms(lambda: entries_with_results(store, SESSION))
+        read_ms, found = ms(lambda: entries_with_results(store, SESSION, every_life=True))
         items = [e for e, _ in found]
         render_ms, _ = ms(lambda: render(SESSION, items, results={e.id: r for e, r in found}))
         store.close()

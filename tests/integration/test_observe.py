@@ -148,6 +148,15 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     assert "hint: " in text.out and "screenshot failure: " in text.out
     as_json = observed.cli("trace", s, "--json").json
     assert as_json["result"]["total"] == len(expected)
+    # Closed and opened again, the name is a new session: its timeline starts afresh.
+    observed.call("close", session=s)
+    assert observed.call("trace", name=s)["total"] == len(expected) + 1  # the close ends it
+    observed.call("open", session=s, url=f"{site}/quiet.html")
+    anew = observed.call("trace", name=s)
+    assert [e["command"] for e in anew["actions"]] == ["open"] and anew["failed"] == 0
+    every = observed.call("trace", name=s, every_life=True)
+    assert every["total"] == len(expected) + 2 and every["failed"] == 1
+    assert observed.cli("trace", s, "--every-life", "--json").json["result"]["total"] == 8
     # A session that never ran anything is an error that names the ones on record.
     err = observed.fail("trace", name="no-such-session")
     assert err.code == "unknown_session" and s in (err.hint or "")

@@ -18,7 +18,14 @@ from steadyhand.store.artifacts import output_path
 VIEWER_HINT = "open it with `playwright show-trace PATH` or at https://trace.playwright.dev"
 
 
-class TraceParams(NameParams):
+class HistoryParams(NameParams):
+    every_life: bool = Field(
+        False,
+        description="also the actions from before the session (its name) was last closed",
+    )
+
+
+class TraceParams(HistoryParams):
     last: int = Field(100, ge=0, description="only the last N actions (0: all)")
     failed: bool = Field(False, description="only the actions that failed")
 
@@ -31,13 +38,16 @@ class TraceResult(Result):
     text: str = Field(description="the timeline as text")
 
 
-async def recorded_actions(call: Call, name: str) -> list[tuple[TraceEntry, dict[str, Any]]]:
-    """Session `name`'s actions from the store, each with its stored result, oldest first.
+async def recorded_actions(
+    call: Call, name: str, every_life: bool
+) -> list[tuple[TraceEntry, dict[str, Any]]]:
+    """Session `name`'s actions from the store, each with its stored result, oldest first
+    (see entries_with_results for `every_life`).
 
     A session the store has never heard of is `unknown_session`; a known one may have none.
     """
     store = call.runtime.store
-    found = await asyncio.to_thread(entries_with_results, store, name)
+    found = await asyncio.to_thread(entries_with_results, store, name, every_life)
     if not found:
         recorded = await asyncio.to_thread(store.sessions)
         if name not in recorded:
@@ -53,7 +63,7 @@ async def recorded_actions(call: Call, name: str) -> list[tuple[TraceEntry, dict
 async def trace(call: Call, params: TraceParams) -> TraceResult:
     """The session's action timeline from the store: params, outcome, time, retries, files."""
     name = params.name or call.session_name
-    everything = [e for e, _ in await recorded_actions(call, name)]
+    everything = [e for e, _ in await recorded_actions(call, name, params.every_life)]
     chosen = [e for e in everything if not e.ok] if params.failed else everything
     if params.last:
         chosen = chosen[-params.last :]

@@ -7,15 +7,14 @@ import asyncio
 from pydantic import Field
 
 from steadyhand.call import Call
-from steadyhand.commands.lifecycle import NameParams
-from steadyhand.commands.observe import recorded_actions
+from steadyhand.commands.observe import HistoryParams, recorded_actions
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import Result, command, file_path
 from steadyhand.observe.report import render
 from steadyhand.store.artifacts import output_path
 
 
-class ReportParams(NameParams):
+class ReportParams(HistoryParams):
     path: str | None = file_path("where to write the HTML file (default: the artifacts dir)")
     last: int = Field(0, ge=0, description="only the last N actions (0: all)")
 
@@ -36,7 +35,7 @@ class ReportResult(Result):
 async def report(call: Call, params: ReportParams) -> ReportResult:
     """Write the session's report: one self-contained HTML file of its actions and screenshots."""
     name = params.name or call.session_name
-    found = await recorded_actions(call, name)
+    found = await recorded_actions(call, name, params.every_life)
     chosen = found[-params.last :] if params.last else found
     statuses = await asyncio.to_thread(call.runtime.store.sessions)
     root = call.runtime.settings.artifacts_dir

@@ -2,7 +2,8 @@
 
 Serves demo/site, then: open the sign-up page, snapshot it, read the refs off the
 snapshot (as a model would), fill the form, submit, read the greeting from the next
-snapshot, show that an old ref is refused, take a screenshot, and stop the daemon.
+snapshot, show that an old ref is refused, take a screenshot, print the session's
+timeline (the typed password redacted), write its HTML report, and stop the daemon.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -49,18 +49,6 @@ def ref_of(snapshot: str, role: str, name: str) -> str:
         raise SystemExit(f"demo failed: {exc}") from exc
 
 
-def show_action_log(path: Path) -> None:
-    """The rows this run added to the store: typed passwords appear redacted."""
-    with sqlite3.connect(path) as db:
-        rows = db.execute(
-            "SELECT command, params_json, ok, error_code, duration_ms FROM action_log"
-            " ORDER BY id DESC LIMIT 12"
-        ).fetchall()
-    print(f"\nLast action_log rows in {path}:")
-    for command, params, ok, code, ms in reversed(rows):
-        print(f"  {command:<10} {'ok' if ok else code:<10} {ms:8.1f} ms  {params}")
-
-
 def main() -> int:
     state_dir = Path(os.environ.get("STEADYHAND_STATE_DIR") or Path.cwd() / ".demo-state")
     os.environ["STEADYHAND_STATE_DIR"] = str(state_dir.resolve())
@@ -86,14 +74,16 @@ def main() -> int:
         shot = steadyhand("screenshot", "--json")
         path = re.search(r'"path": "([^"]+)"', shot)
         steadyhand("tabs")
+        steadyhand("trace")  # the timeline from the action log: the password is redacted
+        report = re.search(r"^path: (.+)$", steadyhand("report"), re.MULTILINE)
     finally:
         # Done with the session: closed, not kept as a suspended one for the next run.
         steadyhand("close", expect="any")
         steadyhand("daemon", "stop", expect="any")
         server.shutdown()
-    show_action_log(state_dir / "steadyhand.sqlite")
     print("\nDone: the welcome page greeted Ada on the Pro plan.")
     print(f"Screenshot: {path.group(1) if path else '(none)'}")
+    print(f"Report (open it in a browser): {report.group(1) if report else '(none)'}")
     return 0
 
 

@@ -47,11 +47,19 @@ class TraceEntry(BaseModel):
 
 
 def entries_with_results(
-    store: Store, session: str, last: int = 0
+    store: Store, session: str, every_life: bool = False
 ) -> list[tuple[TraceEntry, dict[str, Any]]]:
-    """The session's actions, oldest first (only the `last` ones when > 0), each with its
-    stored result (for a failure: the error with its data)."""
-    rows = store.actions(session, limit=last if last > 0 else 1 << 62)
+    """The session's actions, oldest first, each with its stored result (for a failure:
+    the error with its data).
+
+    A name can be reused: after `close` the next `open` starts a new session of the same
+    name. Only the actions of its latest life are returned (those after the last `close`
+    that something followed), unless `every_life`.
+    """
+    rows = store.actions(session, limit=1 << 62)
+    if not every_life:
+        ends = [i for i, row in enumerate(rows[:-1]) if row.command == "close" and row.ok]
+        rows = rows[ends[-1] + 1 :] if ends else rows
     indexed: dict[int, list[ArtifactRow]] = {}
     for artifact in store.artifacts(session):
         if artifact.action_id is not None:
@@ -116,8 +124,6 @@ def note(command: str, result: dict[str, Any]) -> str:
     for key, label in (("downloads", "downloaded"), ("popups", "popup"), ("dialog", "dialog")):
         if result.get(key):
             parts.append(label)
-    if result.get("path"):
-        parts.append(str(result["path"]))
     text = "; ".join(parts)
     return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
 
