@@ -21,6 +21,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from prometheus_client.parser import text_string_to_metric_families
 from schemathesis import GenerationMode
 from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
@@ -98,6 +99,14 @@ class Tally:
     def record(self, name: str, body: Any, status: int, text: str) -> None:
         if name == "openapi" and status == 200:
             return  # the document, not an envelope
+        if name == "prometheus_metrics" and status == 200:  # Prometheus text
+            try:
+                families = list(text_string_to_metric_families(text))
+            except ValueError as exc:
+                self.broken.append(f"{name}: not Prometheus text ({exc}): {text[:300]}")
+                return
+            self.seen[(status, "ok")] += bool(families)
+            return
         try:
             payload = json.loads(text)
             code = str(payload["error"]["code"]) if not payload["ok"] else "ok"
