@@ -78,8 +78,7 @@ def _shared_processors() -> list[Any]:
 
 
 class _OncePerRecord(logging.Formatter):
-    """Renders a record once for every handler, and for RotatingFileHandler, which formats
-    each record a second time to decide whether to roll over (half the cost of a line)."""
+    """Renders a record once for all the handlers (the file and stderr)."""
 
     def __init__(self, inner: logging.Formatter) -> None:
         super().__init__()
@@ -91,6 +90,17 @@ class _OncePerRecord(logging.Formatter):
             line = self.inner.format(record)
             record.__dict__["_steadyhand_line"] = line
         return line
+
+
+class RotatingLog(logging.handlers.RotatingFileHandler):
+    """Rolls over once the file has reached `maxBytes` (it may pass it by one line), which
+    costs a `tell()`; the standard handler stats the path twice and renders each record
+    again to measure it first."""
+
+    def shouldRollover(self, record: logging.LogRecord) -> bool:
+        if self.stream is None:  # closed by an earlier rollover
+            self.stream = self._open()
+        return self.maxBytes > 0 and self.stream.tell() >= self.maxBytes
 
 
 def _formatter() -> logging.Formatter:
@@ -120,7 +130,7 @@ def configure(settings: Settings, stderr: bool = True) -> Path:
     ensure_private_dir(settings.state_dir)
     path.parent.mkdir(exist_ok=True, mode=0o700)
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600))
-    file_handler = logging.handlers.RotatingFileHandler(
+    file_handler = RotatingLog(
         path, maxBytes=settings.log_max_bytes, backupCount=settings.log_backups, encoding="utf-8"
     )
     file_handler.setLevel(settings.log_level.upper())
