@@ -13,6 +13,7 @@ from typing import Any
 from steadyhand.actions.watchdog_patterns import Pattern, load_patterns
 from steadyhand.approvals import Approvals, Decision
 from steadyhand.config import Settings
+from steadyhand.desktop.desktop import Desktop
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -32,11 +33,19 @@ class Runtime:
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
     metrics: Metrics = field(default_factory=Metrics)
+    _desktop: Desktop | None = None
     _watchdog_patterns: list[Pattern] | None = None
 
     def __post_init__(self) -> None:
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
         self.store.on_session_status = self.metrics.session
+
+    @property
+    def desktop(self) -> Desktop:
+        """The desktop (AT-SPI) side, started on first use."""
+        if self._desktop is None:
+            self._desktop = Desktop()
+        return self._desktop
 
     def watchdog_patterns(self) -> list[Pattern]:
         """The watchdog's patterns: built-ins plus the `watchdog_patterns` file (read once)."""

@@ -85,7 +85,7 @@ async def execute(
             request_id=request_id,
             progress=progress,
         )
-        if not command.creates_session and command.touches_page:
+        if not command.creates_session and command.touches_page and command.in_browser:
             await call.session()  # unknown_session before anything else
         if await gate(call, command.name, params, raw):
             # The wait for a person is not the command's: its deadline starts once approved.

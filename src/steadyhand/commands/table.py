@@ -61,6 +61,7 @@ class Command:
     handler: Handler
     doc: str
     touches_page: bool  # writes an action_log row
+    in_browser: bool  # acts in a browser session (false: the desktop's commands)
     creates_session: bool  # may start the session it names
     autostart: bool  # calling it from the CLI starts the daemon when none runs
     sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
@@ -77,6 +78,7 @@ def command(
     name: str,
     *,
     touches_page: bool = True,
+    in_browser: bool = True,
     creates_session: bool = False,
     autostart: bool = True,
     timeout: str = "medium",
@@ -101,6 +103,7 @@ def command(
             handler=handler,
             doc=doc[0],
             touches_page=touches_page,
+            in_browser=in_browser,
             creates_session=creates_session,
             autostart=autostart,
             sensitive=sensitive_fields(params),

@@ -1,0 +1,105 @@
+"""Desktop commands: the same snapshot → ref → act for Linux applications, over AT-SPI.
+
+The daemon must run inside a desktop session (DISPLAY and the session bus with the
+accessibility bus: `steadyhand desktop session -- CMD` makes one on a headless machine).
+Refs look like `d7` and belong to the desktop, not to a browser tab.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from steadyhand.call import Call
+from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.desktop.desktop import Acted
+
+
+class App(Result):
+    name: str
+    pid: int
+
+
+class AppsResult(Result):
+    apps: list[App]
+
+
+@command("desktop.apps", in_browser=False, reads_only=True, timeout="short")
+async def desktop_apps(call: Call, params: Params) -> AppsResult:
+    """List the applications on the accessibility bus (name and pid)."""
+    found = await call.runtime.desktop.apps(call.deadline)
+    return AppsResult(apps=[App(**a) for a in found])
+
+
+class DesktopSnapshotParams(Params):
+    app: str | None = Field(None, description="only this application (its name or pid)")
+    all: bool = Field(False, description="also what is not on screen (closed menus, hidden)")
+
+
+class DesktopSnapshotResult(Result):
+    snapshot: str = Field(description="the tree as text; act on elements by their [ref=dN]")
+
+
+@command("desktop.snapshot", in_browser=False, reads_only=True)
+async def desktop_snapshot(call: Call, params: DesktopSnapshotParams) -> DesktopSnapshotResult:
+    """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
+    text = await call.runtime.desktop.snapshot(params.app, params.all, call.deadline)
+    return DesktopSnapshotResult(snapshot=text)
+
+
+class DesktopRefParams(Params):
+    ref: str = positional("a desktop ref from `desktop snapshot` (d7)")
+
+
+class DesktopActed(Result):
+    ref: str
+    transport: str = Field(description="atspi (the object's own action) or xinput (a click)")
+    action: str
+    verified: bool = Field(description="the tree showed the effect (state or text)")
+    role: str
+    name: str
+    states: list[str] = Field(description="after the action")
+    value: str | None = Field(None, description="a field's text (or a list's choice) after")
+
+
+def acted_result(done: Acted) -> DesktopActed:
+    after = done.after
+    return DesktopActed(
+        ref=done.ref,
+        transport=done.transport,
+        action=done.action,
+        verified=done.verified,
+        role=after.role,
+        name=after.name,
+        states=sorted(after.states),
+        value=after.text,
+    )
+
+
+@command("desktop.click", in_browser=False, acts=True)
+async def desktop_click(call: Call, params: DesktopRefParams) -> DesktopActed:
+    """Click (press, toggle) a desktop element: its accessible action, else a real click."""
+    return acted_result(await call.runtime.desktop.click(params.ref, call.deadline))
+
+
+class DesktopTypeParams(DesktopRefParams):
+    text: str = positional("the text the field should hold", sensitive=True)
+
+
+@command("desktop.type", in_browser=False, acts=True)
+async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
+    """Set a desktop text field's text; verified by reading it back."""
+    done = await call.runtime.desktop.type(params.ref, params.text, call.deadline)
+    if done.after.role != "password text":
+        call.reveal("text")  # an ordinary field: the text may be logged
+    return acted_result(done)
+
+
+class DesktopSelectParams(DesktopRefParams):
+    value: str = positional("the option's name")
+
+
+@command("desktop.select", in_browser=False, acts=True)
+async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActed:
+    """Select an option of a desktop combo box or list by name; verified."""
+    done = await call.runtime.desktop.select(params.ref, params.value, call.deadline)
+    return acted_result(done)

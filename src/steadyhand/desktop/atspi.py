@@ -1,0 +1,137 @@
+"""The AT-SPI library (libatspi through PyGObject), and reading one accessible object.
+
+Every function here runs on the AT-SPI thread (worker.py). Objects are read field by
+field; a call that fails (the object went away, the application is hung) leaves that
+field empty rather than failing the whole read, because toolkits differ in what they
+implement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from steadyhand.desktop.gi_path import ensure_gi
+
+OFFSCREEN = -(2**31)  # GTK's extents for a widget that is not mapped (closed popups)
+STATES = (
+    "focused",
+    "checked",
+    "selected",
+    "expanded",
+    "pressed",
+    "editable",
+    "showing",
+    "visible",
+    "sensitive",
+    "focusable",
+)
+
+
+def atspi() -> Any:
+    ensure_gi()
+    import gi
+
+    gi.require_version("Atspi", "2.0")
+    from gi.repository import Atspi
+
+    return Atspi
+
+
+def glib() -> Any:
+    ensure_gi()
+    from gi.repository import GLib
+
+    return GLib
+
+
+@dataclass(frozen=True)
+class Box:
+    x: int
+    y: int
+    width: int
+    height: int
+
+    @property
+    def centre(self) -> tuple[int, int]:
+        return self.x + self.width // 2, self.y + self.height // 2
+
+    def on_screen(self, width: int, height: int) -> bool:
+        return (
+            self.x != OFFSCREEN
+            and self.width > 0
+            and self.height > 0
+            and self.x + self.width > 0
+            and self.y + self.height > 0
+            and self.x < width
+            and self.y < height
+        )
+
+
+@dataclass
+class Facts:
+    """What one accessible object says about itself."""
+
+    pid: int
+    path: str
+    role: str
+    name: str
+    states: frozenset[str]
+    box: Box | None
+    actions: tuple[str, ...]
+    interfaces: frozenset[str]
+    text: str | None  # an editable field's or a label's text
+    children: int
+
+
+def read(obj: Any, pid: int) -> Facts:
+    Atspi = atspi()
+    interfaces = frozenset(_try(obj.get_interfaces, []) or [])
+    state_set = _try(obj.get_state_set)
+    states = frozenset(
+        name
+        for name in STATES
+        if state_set is not None and state_set.contains(getattr(Atspi.StateType, name.upper()))
+    )
+    box = None
+    if "Component" in interfaces:
+        rect = _try(lambda: Atspi.Component.get_extents(obj, Atspi.CoordType.SCREEN))
+        if rect is not None:
+            box = Box(rect.x, rect.y, rect.width, rect.height)
+    actions: tuple[str, ...] = ()
+    if "Action" in interfaces:
+        count = _try(lambda: Atspi.Action.get_n_actions(obj), 0) or 0
+        actions = tuple(
+            str(_try(lambda i=i: Atspi.Action.get_action_name(obj, i), "") or "")
+            for i in range(count)
+        )
+    text = None
+    if "EditableText" in interfaces and "Text" in interfaces:
+        text = _try(lambda: Atspi.Text.get_text(obj, 0, -1))
+    elif "Selection" in interfaces and "Action" in interfaces:  # a combo box: its choice
+        text = _try(lambda: _choice(Atspi, obj))
+    return Facts(
+        pid=pid,
+        path=str(_try(lambda: obj.path, "") or ""),
+        role=str(_try(obj.get_role_name, "") or ""),
+        name=" ".join(str(_try(obj.get_name, "") or "").split()),
+        states=states,
+        box=box,
+        actions=actions,
+        interfaces=interfaces,
+        text=text,
+        children=int(_try(obj.get_child_count, 0) or 0),
+    )
+
+
+def _choice(Atspi: Any, obj: Any) -> str | None:
+    holder = obj.get_child_at_index(0) if obj.get_child_count() == 1 else obj
+    chosen = Atspi.Selection.get_selected_child(holder, 0)
+    return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
+
+
+def _try(call: Any, default: Any = None) -> Any:
+    try:
+        return call()
+    except Exception:  # GLib.Error from D-Bus: gone, hung, or not implemented
+        return default

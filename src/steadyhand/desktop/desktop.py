@@ -1,0 +1,180 @@
+"""The desktop as the daemon sees it: applications, snapshots with refs, verified actions.
+
+Each action says which transport acted (`atspi`: the object's own accessible action or
+text interface; `xinput`: a real click at the centre of its box, for objects that offer
+no action) and is verified through the tree where the tree can show the effect.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from steadyhand.desktop import xinput
+from steadyhand.desktop.atspi import Facts, atspi, read
+from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, walk
+from steadyhand.desktop.worker import AtspiWorker, Deadline
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+PRESS_ACTIONS = ("click", "press", "activate", "toggle", "jump")
+SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
+
+
+@dataclass
+class Acted:
+    ref: str
+    transport: str  # atspi or xinput
+    action: str
+    verified: bool
+    before: Facts
+    after: Facts
+
+
+class Desktop:
+    def __init__(self) -> None:
+        self.worker = AtspiWorker()
+        self.refs = DesktopRefs()
+
+    async def apps(self, deadline: float) -> list[dict[str, Any]]:
+        def work(_: Deadline) -> list[dict[str, Any]]:
+            return [{"name": n, "pid": p} for n, p, _obj in applications()]
+
+        return await self.worker.run(work, deadline, "listing applications")
+
+    async def snapshot(self, app: str | None, everything: bool, deadline: float) -> str:
+        def work(limit: Deadline) -> str:
+            screen = xinput.screen_size()
+            found = [a for a in applications() if app is None or a[0] == app or str(a[1]) == app]
+            if not found:
+                raise SteadyhandError(
+                    ErrorCode.NOT_FOUND,
+                    f"no application named {app!r} on the accessibility bus",
+                    "`desktop apps` lists them; an app started just now may need a moment",
+                )
+            parts = []
+            for _name, pid, obj in found:
+                root = walk(obj, pid, limit)
+                self.refs.assign(root, whole_app=True)
+                parts.append(render(root, screen, everything))
+            return "\n".join(parts)
+
+        return await self.worker.run(work, deadline, "desktop snapshot")
+
+    async def click(self, ref: str, deadline: float) -> Acted:
+        def work(_: Deadline) -> Acted:
+            node, before = self._live(ref)
+            names = [a.lower() for a in before.actions]
+            chosen = next((n for n in PRESS_ACTIONS if n in names), None)
+            if chosen is not None:
+                atspi().Action.do_action(node.obj, names.index(chosen))
+                transport = "atspi"
+            elif before.box is not None and before.box.on_screen(*xinput.screen_size()):
+                xinput.click(*before.box.centre)
+                transport, chosen = "xinput", "click"
+            else:
+                raise SteadyhandError(
+                    ErrorCode.NOT_ACTIONABLE,
+                    f"{ref} ({before.role} {before.name!r}) offers no action and is not on "
+                    "screen to click",
+                    "scroll it into view or open its window, then snapshot again",
+                )
+            after = self._settled(node, before, lambda f: f.states != before.states)
+            toggles = before.role in ("check box", "radio button", "toggle button")
+            verified = ("checked" in after.states) != ("checked" in before.states) or not toggles
+            if toggles and not verified:
+                raise SteadyhandError(
+                    ErrorCode.VERIFICATION_FAILED,
+                    f"clicking {ref} ({before.role} {before.name!r}) did not change its state",
+                    "snapshot again: it may be disabled or handled elsewhere",
+                )
+            return Acted(ref, transport, chosen, toggles, before, after)
+
+        return await self.worker.run(work, deadline, f"desktop click {ref}")
+
+    async def type(self, ref: str, text: str, deadline: float) -> Acted:
+        def work(_: Deadline) -> Acted:
+            node, before = self._live(ref)
+            if "EditableText" not in before.interfaces:
+                raise SteadyhandError(
+                    ErrorCode.NOT_ACTIONABLE,
+                    f"{ref} ({before.role} {before.name!r}) is not an editable text",
+                    "type into a text field's ref",
+                )
+            atspi().EditableText.set_text_contents(node.obj, text)
+            after = self._settled(node, before, lambda f: f.text == text)
+            if after.text != text:
+                raise SteadyhandError(
+                    ErrorCode.VERIFICATION_FAILED,
+                    f"{ref} holds {after.text!r} after typing, not the text typed",
+                    "the field may reformat or refuse input; snapshot to see it",
+                )
+            return Acted(ref, "atspi", "set text", True, before, after)
+
+        return await self.worker.run(work, deadline, f"desktop type {ref}")
+
+    async def select(self, ref: str, value: str, deadline: float) -> Acted:
+        def work(_: Deadline) -> Acted:
+            node, before = self._live(ref)
+            holder, index, options = _option(node.obj, value)
+            if index is None:
+                raise SteadyhandError(
+                    ErrorCode.NOT_FOUND,
+                    f"{ref} ({before.role} {before.name!r}) has no option {value!r}",
+                    "options: " + ", ".join(repr(o) for o in options),
+                )
+            Atspi = atspi()
+            Atspi.Selection.select_child(holder, index)
+            option = holder.get_child_at_index(index)
+            after = self._settled(node, before, lambda _f: _selected(option))
+            if not _selected(option):
+                raise SteadyhandError(
+                    ErrorCode.VERIFICATION_FAILED,
+                    f"{value!r} is not selected in {ref} after selecting it",
+                    "snapshot again: the list may have changed",
+                )
+            return Acted(ref, "atspi", "select", True, before, after)
+
+        return await self.worker.run(work, deadline, f"desktop select {ref}")
+
+    def _live(self, ref: str) -> tuple[Node, Facts]:
+        """The ref's object, read now; a gone object's ref is tombstoned."""
+        node = self.refs.node(ref)
+        facts = read(node.obj, node.facts.pid)
+        if not facts.role or facts.path != node.facts.path:
+            self.refs.forget(ref)
+            raise SteadyhandError(
+                ErrorCode.STALE_REF,
+                f"desktop ref {ref} is stale: its object is gone",
+                "take a new `desktop snapshot` and use a ref from it",
+            )
+        return node, facts
+
+    def _settled(self, node: Node, before: Facts, done: Any) -> Facts:
+        """The object's facts once `done(facts)` holds, or after SETTLE_S."""
+        until = time.monotonic() + SETTLE_S
+        while True:
+            after = read(node.obj, before.pid)
+            if done(after) or time.monotonic() > until:
+                node.facts = after
+                return after
+            time.sleep(0.02)
+
+
+def _option(obj: Any, value: str) -> tuple[Any, int | None, list[str]]:
+    """The object holding a list's options (a combo's menu, or the list itself), the
+    index of the option named `value`, and every option's name."""
+    holder = obj
+    if obj.get_child_count() == 1 and "Selection" in (obj.get_child_at_index(0).get_interfaces()):
+        holder = obj.get_child_at_index(0)  # GTK combo box: its popup menu
+    names = [
+        " ".join((holder.get_child_at_index(i).get_name() or "").split())
+        for i in range(holder.get_child_count())
+    ]
+    index = names.index(value) if value in names else None
+    return holder, index, names
+
+
+def _selected(option: Any) -> bool:
+    states = option.get_state_set()
+    return bool(states.contains(atspi().StateType.SELECTED))

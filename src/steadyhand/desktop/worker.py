@@ -1,0 +1,117 @@
+"""One thread for every AT-SPI call, running its own GLib main loop.
+
+libatspi delivers events only to the thread whose main loop runs, and a hung application
+stalls each call for libatspi's own timeout; so every call goes through this thread, and
+the daemon waits for it under the command's deadline. Work that visits many objects gets a
+`Deadline` and checks it between objects, so a walk over a hung or huge application stops
+at its deadline instead of running on behind the command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+T = TypeVar("T")
+CALL_TIMEOUT_MS = 1_000  # libatspi's per-call D-Bus timeout (its default is 800 ms)
+STARTUP_TIMEOUT_MS = 5_000  # an application's first answer may take longer
+
+
+class Deadline:
+    """The time a piece of work must be done by (time.monotonic)."""
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def check(self, doing: str) -> None:
+        if time.monotonic() > self.at:
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"{doing} did not finish within its deadline",
+                "the application may be busy or hung; the daemon is unaffected: try "
+                "again with a longer --timeout, or a smaller part (--app, --window)",
+            )
+
+
+class AtspiWorker:
+    """The AT-SPI thread: started on first use, stopped with the daemon."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._failed: BaseException | None = None
+        self._loop: Any = None  # GLib.MainLoop
+        self._glib: Any = None
+        self._lock = threading.Lock()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._main, name="atspi", daemon=True)
+                self._thread.start()
+        self._ready.wait(30)
+        if self._failed is not None:
+            raise self._failed
+
+    def _main(self) -> None:
+        try:
+            from steadyhand.desktop.atspi import atspi, glib
+
+            self._glib = glib()
+            module = atspi()
+            if module.init() not in (0, 1):  # 1: already initialised
+                raise RuntimeError("Atspi.init failed")
+            module.set_timeout(CALL_TIMEOUT_MS, STARTUP_TIMEOUT_MS)
+            self._loop = self._glib.MainLoop()
+        except BaseException as exc:  # reported to every caller
+            self._failed = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        self._loop.run()
+
+    def submit(self, work: Callable[[], T]) -> concurrent.futures.Future[T]:
+        """Run `work` on the AT-SPI thread."""
+        self._start()
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def run() -> bool:
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(work())
+                except BaseException as exc:
+                    future.set_exception(exc)
+            return False  # once
+
+        self._glib.idle_add(run)
+        return future
+
+    async def run(self, work: Callable[[Deadline], T], deadline: float, doing: str) -> T:
+        """`work(deadline)` on the AT-SPI thread, answered by `deadline` or a `timeout`.
+
+        A call stuck in a hung application keeps the thread until libatspi gives up
+        (CALL_TIMEOUT_MS); commands behind it wait their turn within their own deadlines.
+        """
+        future = self.submit(lambda: work(Deadline(deadline)))
+        try:
+            return await asyncio.wait_for(
+                asyncio.wrap_future(future), max(0.001, deadline - time.monotonic())
+            )
+        except TimeoutError as exc:
+            future.cancel()
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"{doing} did not finish within its deadline",
+                "the application may be hung (or the desktop busy); the daemon and other "
+                "applications are unaffected",
+            ) from exc
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._glib.idle_add(self._loop.quit)
