@@ -95,9 +95,9 @@ class DesktopRefs:
         objects not found any more are tombstoned."""
         found: set[str] = set()
         stack = [root]
-        while stack:
+        while stack:  # in document order: refs read top to bottom
             node = stack.pop()
-            stack.extend(node.children)
+            stack.extend(reversed(node.children))
             if not actable(node.facts):
                 continue
             ref = self._by_key.get(node.key)
