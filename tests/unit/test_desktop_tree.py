@@ -46,14 +46,16 @@ def test_refs_stay_with_their_object_and_go_with_it() -> None:
     refs.assign(first, whole_app=True)
     greet = first.children[0].children[0].children[0].ref
     assert greet is not None and refs.node(greet).facts.name == "Greet"
-    assert first.children[0].children[0].children[1].ref is None  # a label: nothing to do
+    label = first.children[0].children[0].children[1].ref  # a real click may still reach it
+    assert label is not None and refs.node(label).facts.role == "label"
+    assert first.ref is None  # the application itself
     again = window(Node(facts("/5", "check box", "Subscribe", actions=("click",)), None), button())
     refs.assign(again, whole_app=True)
     assert again.children[0].children[0].children[1].ref == greet  # same object, same ref
     new = again.children[0].children[0].children[0].ref
     assert new not in (None, greet)
-    refs.assign(window(), whole_app=True)  # both gone
-    for ref in (greet, new):
+    refs.assign(window(), whole_app=True)  # all gone
+    for ref in (greet, new, label):
         with pytest.raises(SteadyhandError) as info:
             refs.node(str(ref))
         assert info.value.code == "stale_ref"

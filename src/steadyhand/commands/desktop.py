@@ -103,3 +103,31 @@ async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActe
     """Select an option of a desktop combo box or list by name; verified."""
     done = await call.runtime.desktop.select(params.ref, params.value, call.deadline)
     return acted_result(done)
+
+
+class DesktopMenuParams(Params):
+    path: str = positional("the menu item's path, levels separated by >: 'File > Save'")
+    app: str | None = Field(None, description="the application (its name or pid)")
+
+
+@command("desktop.menu", in_browser=False, acts=True)
+async def desktop_menu(call: Call, params: DesktopMenuParams) -> DesktopActed:
+    """Choose a menu item by its path in an application's menu bar ('File > Save')."""
+    return acted_result(await call.runtime.desktop.menu(params.path, params.app, call.deadline))
+
+
+class DesktopPressParams(Params):
+    keys: str = positional("a key or combination: Return, ctrl+s, alt+F4, shift+Tab")
+    ref: str | None = Field(None, description="focus this desktop element first")
+
+
+class DesktopPressed(Result):
+    keys: str
+    transport: str = Field(description="xinput: keys are pressed on the X display")
+
+
+@command("desktop.press", in_browser=False, acts=True)
+async def desktop_press(call: Call, params: DesktopPressParams) -> DesktopPressed:
+    """Press a key combination on the desktop (X input), on an element when given."""
+    transport = await call.runtime.desktop.press(params.keys, params.ref, call.deadline)
+    return DesktopPressed(keys=params.keys, transport=transport)

@@ -45,15 +45,8 @@ class Desktop:
     async def snapshot(self, app: str | None, everything: bool, deadline: float) -> str:
         def work(limit: Deadline) -> str:
             screen = xinput.screen_size()
-            found = [a for a in applications() if app is None or a[0] == app or str(a[1]) == app]
-            if not found:
-                raise SteadyhandError(
-                    ErrorCode.NOT_FOUND,
-                    f"no application named {app!r} on the accessibility bus",
-                    "`desktop apps` lists them; an app started just now may need a moment",
-                )
             parts = []
-            for _name, pid, obj in found:
+            for _name, pid, obj in self._apps(app):
                 root = walk(obj, pid, limit)
                 self.refs.assign(root, whole_app=True)
                 parts.append(render(root, screen, everything))
@@ -62,35 +55,36 @@ class Desktop:
         return await self.worker.run(work, deadline, "desktop snapshot")
 
     async def click(self, ref: str, deadline: float) -> Acted:
-        def work(_: Deadline) -> Acted:
-            node, before = self._live(ref)
-            names = [a.lower() for a in before.actions]
-            chosen = next((n for n in PRESS_ACTIONS if n in names), None)
-            if chosen is not None:
-                atspi().Action.do_action(node.obj, names.index(chosen))
-                transport = "atspi"
-            elif before.box is not None and before.box.on_screen(*xinput.screen_size()):
-                xinput.click(*before.box.centre)
-                transport, chosen = "xinput", "click"
-            else:
-                raise SteadyhandError(
-                    ErrorCode.NOT_ACTIONABLE,
-                    f"{ref} ({before.role} {before.name!r}) offers no action and is not on "
-                    "screen to click",
-                    "scroll it into view or open its window, then snapshot again",
-                )
-            after = self._settled(node, before, lambda f: f.states != before.states)
-            toggles = before.role in ("check box", "radio button", "toggle button")
-            verified = ("checked" in after.states) != ("checked" in before.states) or not toggles
-            if toggles and not verified:
-                raise SteadyhandError(
-                    ErrorCode.VERIFICATION_FAILED,
-                    f"clicking {ref} ({before.role} {before.name!r}) did not change its state",
-                    "snapshot again: it may be disabled or handled elsewhere",
-                )
-            return Acted(ref, transport, chosen, toggles, before, after)
+        return await self.worker.run(lambda _: self._press(ref), deadline, f"desktop click {ref}")
 
-        return await self.worker.run(work, deadline, f"desktop click {ref}")
+    def _press(self, ref: str) -> Acted:
+        """Its accessible press action, else a real click at its centre; a toggle verified."""
+        node, before = self._live(ref)
+        names = [a.lower() for a in before.actions]
+        chosen = next((n for n in PRESS_ACTIONS if n in names), None)
+        if chosen is not None:
+            atspi().Action.do_action(node.obj, names.index(chosen))
+            transport = "atspi"
+        elif before.box is not None and before.box.on_screen(*xinput.screen_size()):
+            xinput.click(*before.box.centre)
+            transport, chosen = "xinput", "click"
+        else:
+            raise SteadyhandError(
+                ErrorCode.NOT_ACTIONABLE,
+                f"{ref} ({before.role} {before.name!r}) offers no action and is not on "
+                "screen to click",
+                "scroll it into view or open its window, then snapshot again",
+            )
+        after = self._settled(node, before, lambda f: f.states != before.states)
+        toggles = before.role in ("check box", "radio button", "toggle button")
+        verified = ("checked" in after.states) != ("checked" in before.states) or not toggles
+        if toggles and not verified:
+            raise SteadyhandError(
+                ErrorCode.VERIFICATION_FAILED,
+                f"clicking {ref} ({before.role} {before.name!r}) did not change its state",
+                "snapshot again: it may be disabled or handled elsewhere",
+            )
+        return Acted(ref, transport, chosen, toggles, before, after)
 
     async def type(self, ref: str, text: str, deadline: float) -> Acted:
         def work(_: Deadline) -> Acted:
@@ -137,6 +131,53 @@ class Desktop:
 
         return await self.worker.run(work, deadline, f"desktop select {ref}")
 
+    async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
+        """Choose a menu item by its path (`File > Save`) in an application's menu bar."""
+        names = [" ".join(part.split()) for part in path.split(">") if part.strip()]
+
+        def work(limit: Deadline) -> Acted:
+            found: Node | None = None
+            tops: list[str] = []
+            for _name, pid, obj in self._apps(app):
+                root = walk(obj, pid, limit)
+                self.refs.assign(root, whole_app=True)
+                for bar in _all(root, "menu bar"):
+                    tops += [c.facts.name for c in bar.children]
+                    found = found or _follow(bar, names)
+            if found is None or found.ref is None:
+                raise SteadyhandError(
+                    ErrorCode.NOT_FOUND,
+                    f"no menu item {path!r}",
+                    "menus: "
+                    + (", ".join(repr(t) for t in tops) or "none found")
+                    + "; separate levels with >, e.g. 'File > Save'",
+                )
+            return self._press(found.ref)
+
+        return await self.worker.run(work, deadline, f"desktop menu {path}")
+
+    async def press(self, keys: str, ref: str | None, deadline: float) -> str:
+        """Press a key combination (X input), on `ref` once it has the focus."""
+
+        def work(_: Deadline) -> str:
+            if ref is not None:
+                node, _facts = self._live(ref)
+                atspi().Component.grab_focus(node.obj)
+            xinput.press(keys)
+            return "xinput"
+
+        return await self.worker.run(work, deadline, f"desktop press {keys}")
+
+    def _apps(self, app: str | None) -> list[tuple[str, int, Any]]:
+        found = [a for a in applications() if app is None or a[0] == app or str(a[1]) == app]
+        if not found:
+            raise SteadyhandError(
+                ErrorCode.NOT_FOUND,
+                f"no application named {app!r} on the accessibility bus",
+                "`desktop apps` lists them; an app started just now may need a moment",
+            )
+        return found
+
     def _live(self, ref: str) -> tuple[Node, Facts]:
         """The ref's object, read now; a gone object's ref is tombstoned."""
         node = self.refs.node(ref)
@@ -178,3 +219,24 @@ def _option(obj: Any, value: str) -> tuple[Any, int | None, list[str]]:
 def _selected(option: Any) -> bool:
     states = option.get_state_set()
     return bool(states.contains(atspi().StateType.SELECTED))
+
+
+def _all(root: Node, role: str) -> list[Node]:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.facts.role == role:
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+def _follow(bar: Node, names: list[str]) -> Node | None:
+    """The item at the end of `names` under a menu bar (names compared without case)."""
+    current = bar
+    for name in names:
+        nxt = next((c for c in current.children if c.facts.name.lower() == name.lower()), None)
+        if nxt is None:
+            return None
+        current = nxt
+    return current

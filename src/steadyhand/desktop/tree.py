@@ -71,13 +71,15 @@ def walk(obj: Any, pid: int, deadline: Deadline, limit: int = MAX_NODES) -> Node
 
 
 def actable(facts: Facts) -> bool:
-    """Whether an object gets a ref: something can be done to it, or it is a window."""
-    return bool(
+    """Whether an object gets a ref: something can be done to it, it is a window, or it
+    has a name and a box (a label or a canvas can still take a real click)."""
+    return facts.role != "application" and bool(
         facts.actions
         or "EditableText" in facts.interfaces
         or "Selection" in facts.interfaces
         or "focusable" in facts.states
         or facts.role in ("frame", "window", "dialog")
+        or (facts.name and facts.box is not None)
     )
 
 
