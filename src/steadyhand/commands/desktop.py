@@ -15,7 +15,7 @@ from steadyhand.desktop.desktop import Acted
 
 
 class App(Result):
-    name: str
+    name: str = Field(description='"" when the application does not answer (hung)')
     pid: int
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from steadyhand.desktop.gi_path import ensure_gi
+from steadyhand.desktop.worker import Deadline
 
 OFFSCREEN = -(2**31)  # GTK's extents for a widget that is not mapped (closed popups)
 STATES = (
@@ -84,8 +85,16 @@ class Facts:
     children: int
 
 
-def read(obj: Any, pid: int) -> Facts:
+def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
+    """One object's facts; with a deadline, checked before every call (a hung application
+    costs each call libatspi's timeout)."""
     Atspi = atspi()
+
+    def _try(call: Any, default: Any = None) -> Any:
+        if deadline is not None:
+            deadline.check("reading the accessibility tree")
+        return attempt(call, default)
+
     interfaces = frozenset(_try(obj.get_interfaces, []) or [])
     state_set = _try(obj.get_state_set)
     states = frozenset(
@@ -130,7 +139,8 @@ def _choice(Atspi: Any, obj: Any) -> str | None:
     return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
 
 
-def _try(call: Any, default: Any = None) -> Any:
+def attempt(call: Any, default: Any = None) -> Any:
+    """`call()`, or `default` when the object fails to answer."""
     try:
         return call()
     except Exception:  # GLib.Error from D-Bus: gone, hung, or not implemented

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from steadyhand.desktop.atspi import Facts, atspi, read
+from steadyhand.desktop.atspi import Facts, atspi, attempt, read
 from steadyhand.desktop.worker import Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -34,21 +34,22 @@ class Node:
 
 
 def applications() -> list[tuple[str, int, Any]]:
-    """(name, pid, accessible) of every application on the accessibility bus."""
+    """(name, pid, accessible) of every application on the accessibility bus; a hung one
+    has the name "" (it does not answer)."""
     desktop = atspi().get_desktop(0)
     found = []
     for i in range(desktop.get_child_count()):
-        try:
-            app = desktop.get_child_at_index(i)
-            found.append((" ".join((app.get_name() or "").split()), app.get_process_id(), app))
-        except Exception:  # an application quitting while we look
-            continue
+        app = attempt(lambda i=i: desktop.get_child_at_index(i))
+        if app is None:
+            continue  # quitting while we look
+        name = attempt(app.get_name, "") or ""
+        found.append((" ".join(name.split()), int(attempt(app.get_process_id, 0) or 0), app))
     return found
 
 
 def walk(obj: Any, pid: int, deadline: Deadline, limit: int = MAX_NODES) -> Node:
     """The subtree under `obj`, read object by object until the deadline."""
-    root = Node(read(obj, pid), obj)
+    root = Node(read(obj, pid, deadline), obj)
     pending = [root]
     seen = 1
     while pending:
@@ -63,7 +64,7 @@ def walk(obj: Any, pid: int, deadline: Deadline, limit: int = MAX_NODES) -> Node
                 continue
             if child is None:
                 continue
-            kid = Node(read(child, pid), child)
+            kid = Node(read(child, pid, deadline), child)
             node.children.append(kid)
             pending.append(kid)
             seen += 1

@@ -20,7 +20,10 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 T = TypeVar("T")
 CALL_TIMEOUT_MS = 1_000  # libatspi's per-call D-Bus timeout (its default is 800 ms)
-STARTUP_TIMEOUT_MS = 5_000  # an application's first answer may take longer
+# libatspi's timeout for an application it thinks is starting; longer would let one hung
+# application hold the thread past the deadlines of the commands queued behind it.
+STARTUP_TIMEOUT_MS = CALL_TIMEOUT_MS
+MARGIN_S = 0.15
 
 
 class Deadline:
@@ -98,10 +101,13 @@ class AtspiWorker:
         A call stuck in a hung application keeps the thread until libatspi gives up
         (CALL_TIMEOUT_MS); commands behind it wait their turn within their own deadlines.
         """
-        future = self.submit(lambda: work(Deadline(deadline)))
+        # A little before the command's own deadline, so that this error (not the
+        # command's generic one) answers.
+        limit = deadline - MARGIN_S
+        future = self.submit(lambda: work(Deadline(limit)))
         try:
             return await asyncio.wait_for(
-                asyncio.wrap_future(future), max(0.001, deadline - time.monotonic())
+                asyncio.wrap_future(future), max(0.001, limit - time.monotonic())
             )
         except TimeoutError as exc:
             future.cancel()
