@@ -7,11 +7,15 @@ Refs look like `d7` and belong to the desktop, not to a browser tab.
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import Field
 
 from steadyhand.call import Call
-from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.commands.pdf import save_private
+from steadyhand.commands.table import Params, Result, command, file_path, positional
 from steadyhand.desktop.desktop import Acted
+from steadyhand.store.artifacts import output_path
 
 
 class App(Result):
@@ -131,3 +135,41 @@ async def desktop_press(call: Call, params: DesktopPressParams) -> DesktopPresse
     """Press a key combination on the desktop (X input), on an element when given."""
     transport = await call.runtime.desktop.press(params.keys, params.ref, call.deadline)
     return DesktopPressed(keys=params.keys, transport=transport)
+
+
+class DesktopSeeParams(Params):
+    annotate: bool = Field(False, description="box and label every visible ref")
+    app: str | None = Field(None, description="with --annotate: only this application's refs")
+    path: str | None = file_path("where to write the PNG (default: the artifacts dir)")
+
+
+class Boxed(Result):
+    ref: str
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class DesktopSeen(Result):
+    path: str
+    bytes: int
+    boxes: list[Boxed] = Field(description="the refs drawn, with their boxes (screen pixels)")
+
+
+@command("desktop.see", in_browser=False, reads_only=True)
+async def desktop_see(call: Call, params: DesktopSeeParams) -> DesktopSeen:
+    """Save a PNG of the X screen; --annotate boxes and labels every visible ref."""
+    png, boxes = await call.runtime.desktop.see(params.annotate, params.app, call.deadline)
+    root = call.runtime.settings.artifacts_dir
+    label = "annotated" if params.annotate else "screen"
+    path = await asyncio.to_thread(
+        output_path, params.path, "desktop.see", root, "desktop", label=label, ext="png"
+    )
+    await save_private(path, png)
+    call.keep(path, "screenshot", label)
+    return DesktopSeen(
+        path=str(path),
+        bytes=len(png),
+        boxes=[Boxed(ref=r, x=b.x, y=b.y, width=b.width, height=b.height) for r, b in boxes],
+    )

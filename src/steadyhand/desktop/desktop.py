@@ -11,14 +11,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from steadyhand.desktop import xinput
-from steadyhand.desktop.atspi import Facts, atspi, read
-from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, walk
+from steadyhand.desktop import see, xinput
+from steadyhand.desktop.atspi import Box, Facts, atspi, read
+from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, visible, walk
 from steadyhand.desktop.worker import AtspiWorker, Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 PRESS_ACTIONS = ("click", "press", "activate", "toggle", "jump")
 SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
+WHOLE_WINDOWS = ("frame", "window", "dialog")  # not boxed: their box is the whole window
 
 
 @dataclass
@@ -156,6 +157,29 @@ class Desktop:
 
         return await self.worker.run(work, deadline, f"desktop menu {path}")
 
+    async def see(
+        self, annotate: bool, app: str | None, deadline: float
+    ) -> tuple[bytes, list[tuple[str, Box]]]:
+        """The screen as PNG bytes, and the refs boxed on it (with `annotate`)."""
+
+        def work(limit: Deadline) -> tuple[bytes, list[tuple[str, Box]]]:
+            boxes: list[tuple[str, Box]] = []
+            if annotate:
+                screen = xinput.screen_size()
+                for _name, pid, obj in self._apps(app):
+                    root = walk(obj, pid, limit)
+                    self.refs.assign(root, whole_app=True)
+                    boxes += [
+                        (n.ref, n.facts.box)
+                        for n in _shown(root, screen)
+                        if n.ref and n.facts.box and n.facts.role not in WHOLE_WINDOWS
+                    ]
+            canvas = see.grab()
+            see.annotate(canvas, boxes)
+            return canvas.png(), boxes
+
+        return await self.worker.run(work, deadline, "desktop see")
+
     async def press(self, keys: str, ref: str | None, deadline: float) -> str:
         """Press a key combination (X input), on `ref` once it has the focus."""
 
@@ -219,6 +243,18 @@ def _option(obj: Any, value: str) -> tuple[Any, int | None, list[str]]:
 def _selected(option: Any) -> bool:
     states = option.get_state_set()
     return bool(states.contains(atspi().StateType.SELECTED))
+
+
+def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
+    """The nodes a snapshot shows: visible, under visible parents."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.facts.role != "application" and not visible(node.facts, screen):
+            continue
+        found.append(node)
+        stack.extend(node.children)
+    return found
 
 
 def _all(root: Node, role: str) -> list[Node]:

@@ -1,0 +1,114 @@
+"""`desktop see`: the X screen as a PNG, optionally with every visible ref boxed and labelled.
+
+The screen is read with XGetImage (python-xlib), boxes are drawn into the pixels, and the
+PNG is encoded here (zlib): no imaging library needed. Labels use a 3x5 bitmap font scaled
+up, on a filled tab at the box's top-left corner, like the browser's labelled screenshots.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+from steadyhand.desktop import xinput
+from steadyhand.desktop.atspi import Box
+
+RED = b"\xd0\x10\x30"
+WHITE = b"\xff\xff\xff"
+SCALE = 2  # label pixels per font pixel
+FONT = {  # 3 wide, 5 high; rows top to bottom, bits left to right
+    "d": ("001", "001", "111", "101", "111"),
+    "0": ("111", "101", "101", "101", "111"),
+    "1": ("010", "110", "010", "010", "111"),
+    "2": ("111", "001", "111", "100", "111"),
+    "3": ("111", "001", "111", "001", "111"),
+    "4": ("101", "101", "111", "001", "001"),
+    "5": ("111", "100", "111", "001", "111"),
+    "6": ("111", "100", "111", "101", "111"),
+    "7": ("111", "001", "010", "010", "010"),
+    "8": ("111", "101", "111", "101", "111"),
+    "9": ("111", "101", "111", "001", "111"),
+}
+
+
+@dataclass
+class Canvas:
+    """RGB pixels, row after row."""
+
+    width: int
+    height: int
+    pixels: bytearray
+
+    def fill(self, x: int, y: int, w: int, h: int, colour: bytes) -> None:
+        x0, y0 = max(0, x), max(0, y)
+        x1, y1 = min(self.width, x + w), min(self.height, y + h)
+        if x0 >= x1 or y0 >= y1:
+            return
+        row = colour * (x1 - x0)
+        for yy in range(y0, y1):
+            start = (yy * self.width + x0) * 3
+            self.pixels[start : start + len(row)] = row
+
+    def frame(self, box: Box, colour: bytes, thickness: int = 2) -> None:
+        self.fill(box.x, box.y, box.width, thickness, colour)
+        self.fill(box.x, box.y + box.height - thickness, box.width, thickness, colour)
+        self.fill(box.x, box.y, thickness, box.height, colour)
+        self.fill(box.x + box.width - thickness, box.y, thickness, box.height, colour)
+
+    def label(self, x: int, y: int, text: str) -> None:
+        """`text` in white on a red tab whose top-left corner is (x, y)."""
+        glyph_w, pad = 3 * SCALE, SCALE
+        width = len(text) * (glyph_w + SCALE) + pad * 2 - SCALE
+        self.fill(x, y, width, 5 * SCALE + pad * 2, RED)
+        for i, char in enumerate(text):
+            rows = FONT.get(char)
+            if rows is None:
+                continue
+            left = x + pad + i * (glyph_w + SCALE)
+            for r, bits in enumerate(rows):
+                for c, bit in enumerate(bits):
+                    if bit == "1":
+                        self.fill(left + c * SCALE, y + pad + r * SCALE, SCALE, SCALE, WHITE)
+
+    def png(self) -> bytes:
+        stride = self.width * 3
+        raw = b"".join(
+            b"\x00" + bytes(self.pixels[y * stride : (y + 1) * stride]) for y in range(self.height)
+        )
+
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            body = kind + data
+            return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
+        return (
+            b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(raw, 6))
+            + chunk(b"IEND", b"")
+        )
+
+
+def grab() -> Canvas:
+    """The whole X screen now."""
+    from Xlib import X
+
+    display = xinput.display()
+    root = display.screen().root
+    width, height = xinput.screen_size()
+    image = root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
+    data = image.data if isinstance(image.data, bytes) else bytes(image.data, "latin-1")
+    pixels = bytearray(width * height * 3)
+    pixels[0::3] = data[2::4]  # XGetImage gives BGRX at 24/32 bits per pixel
+    pixels[1::3] = data[1::4]
+    pixels[2::3] = data[0::4]
+    return Canvas(width, height, pixels)
+
+
+def annotate(canvas: Canvas, boxes: list[tuple[str, Box]]) -> None:
+    """Box every (ref, box) and label it with its ref."""
+    for _ref, box in boxes:
+        canvas.frame(box, RED)
+    for ref, box in boxes:  # labels over every frame
+        canvas.label(box.x, max(0, box.y - (5 * SCALE + 2 * SCALE)), ref)
