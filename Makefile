@@ -23,7 +23,7 @@ demo: $(STAMP) chromium compile
 	$(PY) -m steadyhand.demo
 
 test: $(STAMP) chromium compile
-	@scripts/ensure-xvfb
+	@scripts/ensure-desktop
 	$(PY) -m pytest
 
 lint: $(STAMP)

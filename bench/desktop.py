@@ -87,8 +87,9 @@ def measure_snapshots(session: DesktopSession, settings: Settings, rounds: int) 
                 everything = call(settings, "desktop.snapshot", app=str(pid), all=True)
                 nodes = everything["snapshot"].count("\n") + 1
                 samples: list[float] = []
+                target = str(pid)
                 for _ in range(rounds):
-                    timed(samples, lambda pid=pid: call(settings, "desktop.snapshot", app=str(pid)))
+                    timed(samples, lambda: call(settings, "desktop.snapshot", app=target))
                 print(f"  {label} {nodes:5d} nodes       {summary(samples)}")
 
 

@@ -18,8 +18,10 @@ import pytest
 
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
+from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
+from tests import desktop_env
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site"
 WHOLE_SNAPSHOT = 10_000_000  # a max_chars that never cuts
@@ -83,10 +85,12 @@ class Daemon:
     """A daemon on its own state dir, driven through the same client the CLI uses."""
 
     settings: Settings
+    base_env: dict[str, str] | None = None  # a desktop session's; else this process's
 
     @property
     def env(self) -> dict[str, str]:
-        return dict(os.environ, STEADYHAND_STATE_DIR=str(self.settings.state_dir))
+        base = os.environ if self.base_env is None else self.base_env
+        return dict(base, STEADYHAND_STATE_DIR=str(self.settings.state_dir))
 
     def call(self, method: str, **params: Any) -> Any:
         return rpc_client.call(self.settings, method, params, autostart=False)
@@ -134,10 +138,11 @@ def make_settings(state_dir: Path, **overrides: Any) -> Settings:
 
 
 @contextlib.contextmanager
-def running_daemon(settings: Settings) -> Iterator[Daemon]:
-    """A daemon started on `settings`, stopped on the way out."""
-    handle = Daemon(settings)
-    rpc_client.start_daemon(settings)
+def running_daemon(settings: Settings, environ: dict[str, str] | None = None) -> Iterator[Daemon]:
+    """A daemon started on `settings` (in `environ`: a desktop session's), stopped on the
+    way out."""
+    handle = Daemon(settings, environ)
+    rpc_client.start_daemon(settings, environ)
     try:
         yield handle
     finally:
@@ -157,6 +162,27 @@ def fresh_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     handle = Daemon(make_settings(tmp_path_factory.mktemp("state")))
     yield handle
     handle.stop()
+
+
+@pytest.fixture(scope="session")
+def desktop() -> Iterator[DesktopSession]:
+    """A private desktop (Xvfb, session bus, a11y bus) shared by the whole run; skipped,
+    saying why, when the machine lacks its programs or PyGObject."""
+    reason = desktop_env.skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with DesktopSession() as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def desktop_daemon(
+    desktop: DesktopSession, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Daemon]:
+    """A daemon running inside the desktop session (its DISPLAY, its buses)."""
+    settings = make_settings(tmp_path_factory.mktemp("state"))
+    with running_daemon(settings, desktop.env) as handle:
+        yield handle
 
 
 @pytest.fixture

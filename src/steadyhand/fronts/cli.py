@@ -89,6 +89,7 @@ def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Fronts:\n"
         + "".join(f"  {name:<8}{doc}\n" for name, (_, doc) in FRONTS.items())
+        + "  desktop session -- CMD   run CMD on a private headless desktop (Xvfb, a11y bus)\n"
         + "\nExit codes: 0 ok, 2 bad input, 3 ref/element problem (snapshot again), "
         "4 timeout or navigation, 5 browser, 6 daemon, 7 policy, 1 internal.",
     )
@@ -305,6 +306,10 @@ def report_error(exc: SteadyhandError, as_json: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["desktop", "session"]:  # a process wrapper, not a daemon command
+        from steadyhand.desktop.session_cli import main as desktop_session
+
+        return desktop_session(argv[2:])
     if argv and argv[0] in FRONTS:
         import importlib
 

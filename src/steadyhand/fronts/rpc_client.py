@@ -18,7 +18,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     OnProgress = Callable[[int, int | None, str], None]  # done, total (None: unknown), message
@@ -186,8 +186,11 @@ def wait_exit(pid: int, timeout_s: float = 30.0) -> bool:
     return True
 
 
-def start_daemon(settings: Settings) -> int:
-    """Start the daemon in the background and wait until it answers; return its pid."""
+def start_daemon(settings: Settings, environ: Mapping[str, str] | None = None) -> int:
+    """Start the daemon in the background and wait until it answers; return its pid.
+
+    The daemon gets this process's environment, or `environ` (a desktop session's, say).
+    """
     import subprocess  # only when starting: it costs the hot path milliseconds
 
     check_socket_path(settings)
@@ -204,7 +207,7 @@ def start_daemon(settings: Settings) -> int:
         time.sleep(0.05)
     # The daemon runs on exactly these settings (the caller's file and environment, and
     # anything a library caller or a test set on the object).
-    env = dict(os.environ)
+    env = dict(os.environ if environ is None else environ)
     for name, value in settings.as_dict().items():
         env[ENV_PREFIX + name.upper()] = str(int(value) if isinstance(value, bool) else value)
     log_fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

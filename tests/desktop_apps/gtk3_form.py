@@ -1,0 +1,134 @@
+"""A GTK 3 form for the desktop tests; run it with /usr/bin/python3 (Debian's gi and Gtk).
+
+One window, "GTK form": a menu bar (File > Save sets the status to "saved", File > Quit
+quits), an entry named "Name", a "Greet" button (status "hello <name>"), a "Subscribe" check
+box, a "Size" combo box (Small/Medium/Large), a status label, and a "Click pad" that has no
+AT-SPI action and counts real mouse clicks into the status ("clicks N"). `--nodes N` adds N
+buttons ("Item 1" ...) in a scrolled grid, for big-tree benchmarks; `--at X,Y` places the
+window (without a window manager it stays where it is put).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import gi
+from form_args import parse  # the forms run as scripts: their folder is on sys.path
+
+gi.require_version("Gdk", "3.0")
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gdk, Gtk  # noqa: E402
+
+GRID_COLUMNS = 10
+Say = Callable[[str], None]
+
+
+def build(nodes: int) -> Gtk.Window:
+    window = Gtk.Window(title="GTK form")
+    window.set_default_size(600, 460 if nodes else 300)
+    window.connect("destroy", Gtk.main_quit)
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
+    window.add(box)
+
+    status = Gtk.Label(label="ready")
+    status.get_accessible().set_description("Status")
+
+    def say(text: str) -> None:
+        status.set_text(text)
+
+    box.pack_start(menu_bar(say), False, False, 0)
+    form = Gtk.Grid(column_spacing=8, row_spacing=6, margin=8)
+    box.pack_start(form, False, False, 0)
+
+    name_label = Gtk.Label(label="Name", xalign=0)
+    entry = Gtk.Entry()
+    entry.get_accessible().set_name("Name")
+    name_label.set_mnemonic_widget(entry)
+    form.attach(name_label, 0, 0, 1, 1)
+    form.attach(entry, 1, 0, 1, 1)
+
+    greet = Gtk.Button(label="Greet")
+    greet.connect("clicked", lambda _b: say(f"hello {entry.get_text()}"))
+    form.attach(greet, 2, 0, 1, 1)
+
+    subscribe = Gtk.CheckButton(label="Subscribe")
+    subscribe.connect("toggled", lambda b: say("subscribed" if b.get_active() else "unsubscribed"))
+    form.attach(subscribe, 0, 1, 2, 1)
+
+    size_label = Gtk.Label(label="Size", xalign=0)
+    size = Gtk.ComboBoxText()
+    for option in ("Small", "Medium", "Large"):
+        size.append_text(option)
+    size.set_active(0)
+    size.get_accessible().set_name("Size")
+    size.connect("changed", lambda c: say(f"size {c.get_active_text()}"))
+    form.attach(size_label, 0, 2, 1, 1)
+    form.attach(size, 1, 2, 1, 1)
+
+    form.attach(click_pad(say), 0, 3, 3, 1)
+    box.pack_start(status, False, False, 4)
+    if nodes:
+        box.pack_start(item_grid(nodes, say), True, True, 0)
+    return window
+
+
+def menu_bar(say: Say) -> Gtk.MenuBar:
+    bar = Gtk.MenuBar()
+    file_item = Gtk.MenuItem(label="File")
+    menu = Gtk.Menu()
+    save = Gtk.MenuItem(label="Save")
+    save.connect("activate", lambda _i: say("saved"))
+    quit_item = Gtk.MenuItem(label="Quit")
+    quit_item.connect("activate", lambda _i: Gtk.main_quit())
+    menu.append(save)
+    menu.append(quit_item)
+    file_item.set_submenu(menu)
+    bar.append(file_item)
+    return bar
+
+
+def click_pad(say: Say) -> Gtk.EventBox:
+    """An empty event box: no AT-SPI action, only real button presses reach it."""
+    pad = Gtk.EventBox()
+    css = Gtk.CssProvider()
+    css.load_from_data(b"* { background-color: #4d80cc; }")
+    pad.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+    pad.set_size_request(200, 60)
+    pad.get_accessible().set_name("Click pad")
+    pad.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
+    clicks = [0]
+
+    def pressed(_widget: Gtk.Widget, _event: Any) -> bool:
+        clicks[0] += 1
+        say(f"clicks {clicks[0]}")
+        return True
+
+    pad.connect("button-press-event", pressed)
+    return pad
+
+
+def item_grid(count: int, say: Say) -> Gtk.ScrolledWindow:
+    grid = Gtk.Grid(column_spacing=4, row_spacing=4)
+    for i in range(count):
+        button = Gtk.Button(label=f"Item {i + 1}")
+        button.connect("clicked", lambda b: say(f"pressed {b.get_label()}"))
+        grid.attach(button, i % GRID_COLUMNS, i // GRID_COLUMNS, 1, 1)
+    scrolled = Gtk.ScrolledWindow()
+    scrolled.set_min_content_height(200)
+    scrolled.add(grid)
+    return scrolled
+
+
+def main(argv: list[str]) -> int:
+    nodes, x, y = parse(argv, __doc__, at="0,0")
+    window = build(nodes)
+    window.move(x, y)
+    window.show_all()
+    Gtk.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
