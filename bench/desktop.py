@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import re
 import shutil
@@ -87,9 +88,9 @@ def measure_snapshots(session: DesktopSession, settings: Settings, rounds: int) 
                 everything = call(settings, "desktop.snapshot", app=str(pid), all=True)
                 nodes = everything["snapshot"].count("\n") + 1
                 samples: list[float] = []
-                target = str(pid)
+                read = functools.partial(call, settings, "desktop.snapshot", app=str(pid))
                 for _ in range(rounds):
-                    timed(samples, lambda: call(settings, "desktop.snapshot", app=target))
+                    timed(samples, read)
                 print(f"  {label} {nodes:5d} nodes       {summary(samples)}")
 
 

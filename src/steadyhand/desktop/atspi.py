@@ -96,6 +96,7 @@ def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
         return attempt(call, default)
 
     interfaces = frozenset(_try(obj.get_interfaces, []) or [])
+    role = str(_try(obj.get_role_name, "") or "")
     state_set = _try(obj.get_state_set)
     states = frozenset(
         name
@@ -117,12 +118,12 @@ def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
     text = None
     if "EditableText" in interfaces and "Text" in interfaces:
         text = _try(lambda: Atspi.Text.get_text(obj, 0, -1))
-    elif "Selection" in interfaces and "Action" in interfaces:  # a combo box: its choice
-        text = _try(lambda: _choice(Atspi, obj))
+    elif role == "combo box":  # its choice
+        text = _try(lambda: choice(Atspi, obj))
     return Facts(
         pid=pid,
         path=str(_try(lambda: obj.path, "") or ""),
-        role=str(_try(obj.get_role_name, "") or ""),
+        role=role,
         name=" ".join(str(_try(obj.get_name, "") or "").split()),
         states=states,
         box=box,
@@ -133,10 +134,23 @@ def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
     )
 
 
-def _choice(Atspi: Any, obj: Any) -> str | None:
-    holder = obj.get_child_at_index(0) if obj.get_child_count() == 1 else obj
-    chosen = Atspi.Selection.get_selected_child(holder, 0)
-    return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
+def choice(Atspi: Any, obj: Any) -> str | None:
+    """A combo box's chosen option, as the application holds it: GTK says so through the
+    combo's own selection; Qt names the combo after its current option (its popup list's
+    selection is only the list's, not the combo's)."""
+    if "Selection" in obj.get_interfaces() and Atspi.Selection.get_n_selected_children(obj):
+        chosen = Atspi.Selection.get_selected_child(obj, 0)
+        return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
+    name = " ".join((obj.get_name() or "").split())
+    if obj.get_child_count() == 1:
+        items = obj.get_child_at_index(0)
+        names = {
+            " ".join((items.get_child_at_index(i).get_name() or "").split())
+            for i in range(items.get_child_count())
+        }
+        if name in names:
+            return name
+    return None
 
 
 def attempt(call: Any, default: Any = None) -> Any:

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from steadyhand.desktop import see, xinput
-from steadyhand.desktop.atspi import Box, Facts, atspi, read
+from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, visible, walk
-from steadyhand.desktop.worker import AtspiWorker, Deadline
+from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker, Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 
-PRESS_ACTIONS = ("click", "press", "activate", "toggle", "jump")
+# Tried in this order: GTK says click; Qt's check box has Toggle (its Press does not toggle).
+PRESS_ACTIONS = ("click", "toggle", "press", "activate", "jump")
 SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
+NO_ANSWER_S = CALL_TIMEOUT_MS / 1000 * 0.8  # an answer this late came from libatspi's timeout
 WHOLE_WINDOWS = ("frame", "window", "dialog")  # not boxed: their box is the whole window
 
 
@@ -118,19 +120,38 @@ class Desktop:
                     f"{ref} ({before.role} {before.name!r}) has no option {value!r}",
                     "options: " + ", ".join(repr(o) for o in options),
                 )
-            Atspi = atspi()
-            Atspi.Selection.select_child(holder, index)
-            option = holder.get_child_at_index(index)
-            after = self._settled(node, before, lambda _f: _selected(option))
-            if not _selected(option):
+            transport = "atspi"
+            atspi().Selection.select_child(holder, index)
+            after = self._settled(node, before, lambda f: f.text == value)
+            if after.text != value:  # Qt: its combo box ignores the accessible selection
+                transport = "xinput"
+                self._pick_by_pointer(node, before, index)
+                after = self._settled(node, before, lambda f: f.text == value)
+            if after.text != value:
                 raise SteadyhandError(
                     ErrorCode.VERIFICATION_FAILED,
-                    f"{value!r} is not selected in {ref} after selecting it",
-                    "snapshot again: the list may have changed",
+                    f"{value!r} is not chosen in {ref} after selecting it (it shows "
+                    f"{after.text!r})",
+                    "snapshot again: the list may have changed, or the control is disabled",
                 )
-            return Acted(ref, "atspi", "select", True, before, after)
+            return Acted(ref, transport, "select", True, before, after)
 
         return await self.worker.run(work, deadline, f"desktop select {ref}")
+
+    def _pick_by_pointer(self, node: Node, before: Facts, index: int) -> None:
+        """Open a combo box's popup with a real click, then click the option in it."""
+        screen = xinput.screen_size()
+        if before.box is None or not before.box.on_screen(*screen):
+            return
+        xinput.click(*before.box.centre)
+        items = node.obj.get_child_at_index(0)
+        until = time.monotonic() + SETTLE_S * 4
+        while time.monotonic() < until:
+            option = read(items.get_child_at_index(index), before.pid)
+            if option.box is not None and option.box.on_screen(*screen):
+                xinput.click(*option.box.centre)
+                return
+            time.sleep(0.05)
 
     async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
         """Choose a menu item by its path (`File > Save`) in an application's menu bar."""
@@ -203,17 +224,28 @@ class Desktop:
         return found
 
     def _live(self, ref: str) -> tuple[Node, Facts]:
-        """The ref's object, read now; a gone object's ref is tombstoned."""
+        """The ref's object, read now. A gone object's ref is tombstoned; a hung
+        application's answers `timeout` (its objects may come back)."""
         node = self.refs.node(ref)
-        facts = read(node.obj, node.facts.pid)
-        if not facts.role or facts.path != node.facts.path:
+        started = time.monotonic()
+        role = attempt(node.obj.get_role_name, "")
+        if not role and time.monotonic() - started > NO_ANSWER_S:
+            # libatspi gives up on a hung application with an empty answer, as it answers
+            # for a gone object: only the wait tells them apart.
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"the application of {ref} does not answer",
+                "it may be hung or busy; the daemon and other applications are "
+                "unaffected: try again later",
+            )
+        if not role or role == "invalid":
             self.refs.forget(ref)
             raise SteadyhandError(
                 ErrorCode.STALE_REF,
                 f"desktop ref {ref} is stale: its object is gone",
                 "take a new `desktop snapshot` and use a ref from it",
             )
-        return node, facts
+        return node, read(node.obj, node.facts.pid)
 
     def _settled(self, node: Node, before: Facts, done: Any) -> Facts:
         """The object's facts once `done(facts)` holds, or after SETTLE_S."""
@@ -227,22 +259,18 @@ class Desktop:
 
 
 def _option(obj: Any, value: str) -> tuple[Any, int | None, list[str]]:
-    """The object holding a list's options (a combo's menu, or the list itself), the
-    index of the option named `value`, and every option's name."""
-    holder = obj
-    if obj.get_child_count() == 1 and "Selection" in (obj.get_child_at_index(0).get_interfaces()):
-        holder = obj.get_child_at_index(0)  # GTK combo box: its popup menu
+    """Where to select (GTK: the combo box itself; Qt: its list), the index of the option
+    named `value` (None: no such option), and every option's name."""
+    items = obj
+    if obj.get_child_count() == 1 and "Selection" in obj.get_child_at_index(0).get_interfaces():
+        items = obj.get_child_at_index(0)  # the popup menu or list that holds the options
+    holder = obj if "Selection" in obj.get_interfaces() else items
     names = [
-        " ".join((holder.get_child_at_index(i).get_name() or "").split())
-        for i in range(holder.get_child_count())
+        " ".join((items.get_child_at_index(i).get_name() or "").split())
+        for i in range(items.get_child_count())
     ]
     index = names.index(value) if value in names else None
     return holder, index, names
-
-
-def _selected(option: Any) -> bool:
-    states = option.get_state_set()
-    return bool(states.contains(atspi().StateType.SELECTED))
 
 
 def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
