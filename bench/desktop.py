@@ -98,7 +98,7 @@ def measure_actions(session: DesktopSession, settings: Settings, rounds: int) ->
     with app_on(session, GTK, settings) as pid:
         page = call(settings, "desktop.snapshot", app=str(pid))["snapshot"]
         greet, name = ref(page, "push button", "Greet"), ref(page, "text", "Name")
-        pad = ref(page, "label", "Click pad")
+        pad = ref(page, "panel", "Click pad")
         kinds: dict[str, Callable[[], Any]] = {
             "click (atspi action)": lambda: call(settings, "desktop.click", ref=greet),
             "type (atspi text)": lambda: call(settings, "desktop.type", ref=name, text="Ada"),
