@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.desktop.session import DesktopSession
-from tests.conftest import Daemon
+from tests.conftest import Daemon, make_settings, running_daemon
 from tests.desktop_env import gtk3_form, launched, qt6_form, wait_on_bus
 
 pytestmark = pytest.mark.integration
@@ -189,3 +189,15 @@ def test_qt6_form_snapshot_and_verified_actions(
         assert re.search(rf'combo box "Large" [^\n]*\[ref={size}\]: Large', again)
         assert re.search(r'text "Name" [^\n]*: Grace', again)
         assert 'label "size Large"' in again  # the app's own status saw the last action
+
+
+def test_a_daemon_without_a_desktop_says_how_to_get_one(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/steadyhand-test-bus"  # no autolaunch
+    with running_daemon(make_settings(tmp_path_factory.mktemp("nodesk")), env) as d:
+        for _ in range(2):  # and again: the failure is remembered, not retried into a hang
+            err = d.fail("desktop.apps")
+            assert err.code == "action_failed" and "desktop session" in (err.hint or "")
+        assert d.call("daemon.status")["pid"] == d.pid()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -69,7 +70,15 @@ class AtspiWorker:
             self._glib = glib()
             module = atspi()
             if module.init() not in (0, 1):  # 1: already initialised
-                raise RuntimeError("Atspi.init failed")
+                raise SteadyhandError(
+                    ErrorCode.ACTION_FAILED,
+                    "the accessibility bus (AT-SPI) is not reachable from the daemon "
+                    f"(DISPLAY={os.environ.get('DISPLAY')!r}, session bus "
+                    f"{'set' if os.environ.get('DBUS_SESSION_BUS_ADDRESS') else 'not set'})",
+                    "start the daemon inside a desktop: `steadyhand daemon stop`, then run "
+                    "your agent under `steadyhand desktop session -- CMD` (or from a "
+                    "desktop login with accessibility on)",
+                )
             module.set_timeout(CALL_TIMEOUT_MS, STARTUP_TIMEOUT_MS)
             self._loop = self._glib.MainLoop()
         except BaseException as exc:  # reported to every caller
