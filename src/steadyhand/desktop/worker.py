@@ -69,12 +69,14 @@ class AtspiWorker:
 
             self._glib = glib()
             module = atspi()
-            if module.init() not in (0, 1):  # 1: already initialised
+            # Without a session bus libatspi would have D-Bus autolaunch one: a stray bus
+            # that no application is on.
+            if not os.environ.get("DBUS_SESSION_BUS_ADDRESS") or module.init() not in (0, 1):
                 raise SteadyhandError(
                     ErrorCode.ACTION_FAILED,
                     "the accessibility bus (AT-SPI) is not reachable from the daemon "
                     f"(DISPLAY={os.environ.get('DISPLAY')!r}, session bus "
-                    f"{'set' if os.environ.get('DBUS_SESSION_BUS_ADDRESS') else 'not set'})",
+                    f"{os.environ.get('DBUS_SESSION_BUS_ADDRESS') or 'not set'})",
                     "start the daemon inside a desktop: `steadyhand daemon stop`, then run "
                     "your agent under `steadyhand desktop session -- CMD` (or from a "
                     "desktop login with accessibility on)",
