@@ -219,7 +219,7 @@ def recovery_report(runtime: Runtime, session: str, report: dict[str, Any]) -> d
 async def _run_with_evidence(runtime: Runtime, command: Command, call: Call, params: Any) -> Any:
     """The handler, between screenshots of its tab when the `step_screenshots` setting asks
     for them (a failure's screenshot is taken in _explain)."""
-    steps = command.acts and runtime.settings.step_screenshots
+    steps = command.acts and command.in_browser and runtime.settings.step_screenshots
     if steps:
         try:
             tab = (await call.session()).tab(getattr(params, "tab", None))
