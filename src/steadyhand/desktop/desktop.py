@@ -14,7 +14,7 @@ from typing import Any
 from steadyhand.desktop import see, xinput
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, visible, walk
-from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker, Deadline
+from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker, Deadline, timed_out
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 # Tried in this order: GTK says click; Qt's check box has Toggle (its Press does not toggle).
@@ -48,12 +48,7 @@ class Desktop:
     async def snapshot(self, app: str | None, everything: bool, deadline: float) -> str:
         def work(limit: Deadline) -> str:
             screen = xinput.screen_size()
-            parts = []
-            for _name, pid, obj in self._apps(app):
-                root = walk(obj, pid, limit)
-                self.refs.assign(root, whole_app=True)
-                parts.append(render(root, screen, everything))
-            return "\n".join(parts)
+            return "\n".join(render(r, screen, everything) for r in self._walk(app, limit))
 
         return await self.worker.run(work, deadline, "desktop snapshot")
 
@@ -164,9 +159,7 @@ class Desktop:
         def work(limit: Deadline) -> Acted:
             found: Node | None = None
             tops: list[str] = []
-            for _name, pid, obj in self._apps(app):
-                root = walk(obj, pid, limit)
-                self.refs.assign(root, whole_app=True)
+            for root in self._walk(app, limit):
                 for bar in _all(root, "menu bar"):
                     tops += [c.facts.name for c in bar.children]
                     found = found or _follow(bar, names)
@@ -191,9 +184,7 @@ class Desktop:
             boxes: list[tuple[str, Box]] = []
             if annotate:
                 screen = xinput.screen_size()
-                for _name, pid, obj in self._apps(app):
-                    root = walk(obj, pid, limit)
-                    self.refs.assign(root, whole_app=True)
+                for root in self._walk(app, limit):
                     boxes += [
                         (n.ref, n.facts.box)
                         for n in _shown(root, screen)
@@ -227,6 +218,15 @@ class Desktop:
             )
         return found
 
+    def _walk(self, app: str | None, limit: Deadline) -> list[Node]:
+        """Each application's tree (or the one named), its refs handed out."""
+        roots = []
+        for _name, pid, obj in self._apps(app):
+            root = walk(obj, pid, limit)
+            self.refs.assign(root, whole_app=True)
+            roots.append(root)
+        return roots
+
     def _live(self, ref: str) -> tuple[Node, Facts]:
         """The ref's object, read now. A gone object's ref is tombstoned; a hung
         application's answers `timeout` (its objects may come back)."""
@@ -236,19 +236,9 @@ class Desktop:
         if not role and time.monotonic() - started > NO_ANSWER_S:
             # libatspi gives up on a hung application with an empty answer, as it answers
             # for a gone object: only the wait tells them apart.
-            raise SteadyhandError(
-                ErrorCode.TIMEOUT,
-                f"the application of {ref} does not answer",
-                "it may be hung or busy; the daemon and other applications are "
-                "unaffected: try again later",
-            )
+            raise timed_out(f"the application of {ref} does not answer")
         if not role or role == "invalid":
-            self.refs.forget(ref)
-            raise SteadyhandError(
-                ErrorCode.STALE_REF,
-                f"desktop ref {ref} is stale: its object is gone",
-                "take a new `desktop snapshot` and use a ref from it",
-            )
+            raise self.refs.forget(ref)
         return node, read(node.obj, node.facts.pid)
 
     def _settled(self, node: Node, before: Facts, done: Any) -> Facts:

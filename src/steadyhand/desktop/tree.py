@@ -122,11 +122,7 @@ class DesktopRefs:
     def node(self, ref: str) -> Node:
         """The object behind a ref, as last read; refs of gone objects are refused."""
         if ref in self._gone:
-            raise SteadyhandError(
-                ErrorCode.STALE_REF,
-                f"desktop ref {ref} is stale: its object is gone (window closed or rebuilt)",
-                "take a new `desktop snapshot` and use a ref from it",
-            )
+            raise stale(ref)
         node = self._nodes.get(ref)
         if node is None:
             raise SteadyhandError(
@@ -136,12 +132,22 @@ class DesktopRefs:
             )
         return node
 
-    def forget(self, ref: str) -> None:
-        """The object turned out gone when acted on."""
+    def forget(self, ref: str) -> SteadyhandError:
+        """The object turned out gone when acted on: its ref answers stale_ref from now
+        on; the error to raise."""
         node = self._nodes.pop(ref, None)
         if node is not None:
             self._by_key.pop(node.key, None)
         self._gone.add(ref)
+        return stale(ref)
+
+
+def stale(ref: str) -> SteadyhandError:
+    return SteadyhandError(
+        ErrorCode.STALE_REF,
+        f"desktop ref {ref} is stale: its object is gone (window closed or rebuilt)",
+        "take a new `desktop snapshot` and use a ref from it",
+    )
 
 
 def visible(facts: Facts, screen: tuple[int, int]) -> bool:

@@ -35,12 +35,17 @@ class Deadline:
 
     def check(self, doing: str) -> None:
         if time.monotonic() > self.at:
-            raise SteadyhandError(
-                ErrorCode.TIMEOUT,
-                f"{doing} did not finish within its deadline",
-                "the application may be busy or hung; the daemon is unaffected: try "
-                "again with a longer --timeout, or a smaller part (--app, --window)",
-            )
+            raise timed_out(f"{doing} did not finish within its deadline")
+
+
+def timed_out(what: str) -> SteadyhandError:
+    """A desktop command's `timeout`: most likely an application that does not answer."""
+    return SteadyhandError(
+        ErrorCode.TIMEOUT,
+        what,
+        "the application may be hung or busy; the daemon and other applications are "
+        "unaffected: try again later, with a longer --timeout, or for one app (--app)",
+    )
 
 
 class AtspiWorker:
@@ -122,12 +127,7 @@ class AtspiWorker:
             )
         except TimeoutError as exc:
             future.cancel()
-            raise SteadyhandError(
-                ErrorCode.TIMEOUT,
-                f"{doing} did not finish within its deadline",
-                "the application may be hung (or the desktop busy); the daemon and other "
-                "applications are unaffected",
-            ) from exc
+            raise timed_out(f"{doing} did not finish within its deadline") from exc
 
     def stop(self) -> None:
         if self._loop is not None:
