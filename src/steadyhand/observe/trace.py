@@ -56,10 +56,8 @@ def entries_with_results(
     name. Only the actions of its latest life are returned (those after the last `close`
     that something followed), unless `every_life`.
     """
-    rows = store.actions(session, limit=1 << 62)
-    if not every_life:
-        ends = [i for i, row in enumerate(rows[:-1]) if row.command == "close" and row.ok]
-        rows = rows[ends[-1] + 1 :] if ends else rows
+    after = 0 if every_life else store.life_start(session)
+    rows = store.actions(session, limit=1 << 62, after=after)
     indexed: dict[int, list[ArtifactRow]] = {}
     for artifact in store.artifacts(session):
         if artifact.action_id is not None:

@@ -377,6 +377,17 @@ class Store:
             return self._rows("WHERE id > ?", (after,), limit)
         return self._rows("WHERE id > ? AND session = ?", (after, session), limit)
 
+    def life_start(self, session: str) -> int:
+        """The id of the session name's last successful `close` that something followed
+        (0: none); its actions after it are its latest life."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT MAX(id) FROM action_log WHERE session = ? AND command = 'close'"
+                " AND ok = 1 AND id < (SELECT MAX(id) FROM action_log WHERE session = ?)",
+                (session, session),
+            ).fetchone()
+        return int(row[0] or 0)
+
     def _rows(self, where: str, args: tuple[Any, ...], limit: int) -> list[ActionRow]:
         query = (
             "SELECT id, ts, session, tab, command, params_json, ok, error_code, error_message,"
