@@ -30,7 +30,14 @@ def allowed_files(paths: list[str], roots: list[Path]) -> list[Path]:
                 f"{given!r} contains a NUL character",
                 "give paths of existing files",
             )
-        path = Path(os.path.realpath(Path(given).expanduser()))
+        try:
+            path = Path(os.path.realpath(Path(given).expanduser()))
+        except RuntimeError as exc:  # `~name` of no such user
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{given!r}: {exc}",
+                "give absolute paths of existing files (or ~/ for your own home)",
+            ) from exc
         if not any(path.is_relative_to(root) for root in real_roots):
             shown = os.pathsep.join(str(r) for r in real_roots)
             raise SteadyhandError(

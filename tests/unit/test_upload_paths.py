@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from steadyhand.commands.files import allowed_files
+from steadyhand.errors import SteadyhandError
+
+
+def test_a_home_of_no_such_user_is_bad_input(tmp_path: Path) -> None:
+    # Found by fuzzing the HTTP API: expanduser raised RuntimeError, answered as a 500.
+    with pytest.raises(SteadyhandError) as info:
+        allowed_files(["~no-such-user-\x90/cv.txt"], [tmp_path])
+    assert info.value.code == "bad_request" and "~/" in (info.value.hint or "")
+
+
+def test_files_inside_the_roots_are_resolved(tmp_path: Path) -> None:
+    (tmp_path / "cv.txt").write_text("x")
+    assert allowed_files([str(tmp_path / "cv.txt")], [tmp_path]) == [tmp_path / "cv.txt"]
