@@ -79,6 +79,10 @@ async def serve(settings: Settings) -> None:
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
     runtime = Runtime(settings=settings, engine=engine, store=store)
     server = rpc.RpcServer(runtime)
+    try:  # before the first request, so a client never sees files due to go
+        await asyncio.to_thread(retention.apply, store, settings)
+    except Exception:
+        log.exception("artifact retention failed at start; the daemon starts all the same")
     await server.start(settings.socket_path)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

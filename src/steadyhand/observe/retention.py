@@ -122,10 +122,11 @@ def _unlink(path: Path) -> bool:
 
 
 async def every_hour(store: Store, settings: Settings, live: Callable[[], set[str]]) -> None:
-    """Apply retention now and then every INTERVAL_S, until cancelled."""
+    """Apply retention every INTERVAL_S, until cancelled (the daemon applies it once itself
+    before it answers anything: see daemon.serve)."""
     while True:
+        await asyncio.sleep(INTERVAL_S)
         try:
             await asyncio.to_thread(apply, store, settings, live())
         except Exception:
             log.exception("artifact retention failed; trying again in an hour")
-        await asyncio.sleep(INTERVAL_S)
