@@ -44,7 +44,7 @@ class Runtime:
     def desktop(self) -> Desktop:
         """The desktop (AT-SPI) side, started on first use."""
         if self._desktop is None:
-            self._desktop = Desktop()
+            self._desktop = Desktop(self.engine.playwright)
         return self._desktop
 
     def watchdog_patterns(self) -> list[Pattern]:

@@ -3,7 +3,8 @@
 One window, "GTK form": a menu bar (File > Save sets the status to "saved", File > Quit
 quits), an entry named "Name", a "Greet" button (status "hello <name>"), a "Subscribe" check
 box, a "Size" combo box (Small/Medium/Large), a status label, and a "Click pad" that has no
-AT-SPI action and counts real mouse clicks into the status ("clicks N"). `--nodes N` adds N
+AT-SPI action and counts real mouse clicks into the status ("clicks N"; a press dragged
+more than 8 px before its release says "dragged DX,DY"). `--nodes N` adds N
 buttons ("Item 1" ...) in a scrolled grid, for big-tree benchmarks; `--at X,Y` places the
 window (without a window manager it stays where it is put).
 """
@@ -97,15 +98,24 @@ def click_pad(say: Say) -> Gtk.EventBox:
     pad.get_style_context().add_provider(css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
     pad.set_size_request(200, 60)
     pad.get_accessible().set_name("Click pad")
-    pad.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
+    pad.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK)
     clicks = [0]
+    pressed_at = [0.0, 0.0]
 
-    def pressed(_widget: Gtk.Widget, _event: Any) -> bool:
+    def pressed(_widget: Gtk.Widget, event: Any) -> bool:
         clicks[0] += 1
+        pressed_at[:] = [event.x_root, event.y_root]
         say(f"clicks {clicks[0]}")
         return True
 
+    def released(_widget: Gtk.Widget, event: Any) -> bool:
+        dx, dy = round(event.x_root - pressed_at[0]), round(event.y_root - pressed_at[1])
+        if abs(dx) > 8 or abs(dy) > 8:
+            say(f"dragged {dx},{dy}")
+        return True
+
     pad.connect("button-press-event", pressed)
+    pad.connect("button-release-event", released)
     return pad
 
 

@@ -14,7 +14,9 @@ from pydantic import Field
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import Params, Result, command, file_path, positional
-from steadyhand.desktop.desktop import Acted
+from steadyhand.desktop.router import Acted
+from steadyhand.desktop.transport import Want
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.artifacts import output_path
 
 
@@ -56,9 +58,15 @@ class DesktopRefParams(Params):
 
 class DesktopActed(Result):
     ref: str
-    transport: str = Field(description="atspi (the object's own action) or xinput (a click)")
+    transport: str = Field(
+        description="what acted: atspi (the element's own interfaces), cdp (a Chromium or "
+        "Electron app's page, through its debugging port) or xinput (real pointer and keys)"
+    )
     action: str
-    verified: bool = Field(description="the tree showed the effect (state or text)")
+    verified: bool = Field(description="the tree showed the effect (state, text, scroll)")
+    tried: list[str] = Field(
+        default_factory=list, description="transports tried before it, and what they said"
+    )
     role: str
     name: str
     states: list[str] = Field(description="after the action")
@@ -76,13 +84,14 @@ def acted_result(done: Acted) -> DesktopActed:
         name=after.name,
         states=sorted(after.states),
         value=after.text,
+        tried=done.tried,
     )
 
 
 @command("desktop.click", in_browser=False, acts=True)
 async def desktop_click(call: Call, params: DesktopRefParams) -> DesktopActed:
     """Click (press, toggle) a desktop element: its accessible action, else a real click."""
-    return acted_result(await call.runtime.desktop.click(params.ref, call.deadline))
+    return acted_result(await call.runtime.desktop.act(params.ref, Want("click"), call.deadline))
 
 
 class DesktopTypeParams(DesktopRefParams):
@@ -92,7 +101,7 @@ class DesktopTypeParams(DesktopRefParams):
 @command("desktop.type", in_browser=False, acts=True)
 async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
     """Set a desktop text field's text; verified by reading it back."""
-    done = await call.runtime.desktop.type(params.ref, params.text, call.deadline)
+    done = await call.runtime.desktop.act(params.ref, Want("type", text=params.text), call.deadline)
     if done.after.role != "password text":
         call.reveal("text")  # an ordinary field: the text may be logged
     return acted_result(done)
@@ -105,8 +114,42 @@ class DesktopSelectParams(DesktopRefParams):
 @command("desktop.select", in_browser=False, acts=True)
 async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActed:
     """Select an option of a desktop combo box or list by name; verified."""
-    done = await call.runtime.desktop.select(params.ref, params.value, call.deadline)
+    done = await call.runtime.desktop.act(
+        params.ref, Want("select", value=params.value), call.deadline
+    )
     return acted_result(done)
+
+
+@command("desktop.focus", in_browser=False, acts=True)
+async def desktop_focus(call: Call, params: DesktopRefParams) -> DesktopActed:
+    """Give a desktop element the keyboard focus; verified by its focused state."""
+    return acted_result(await call.runtime.desktop.act(params.ref, Want("focus"), call.deadline))
+
+
+class DesktopScrollParams(DesktopRefParams):
+    dy: int = Field(3, description="wheel steps down (negative: up)")
+    dx: int = Field(0, description="wheel steps right (negative: left)")
+
+
+@command("desktop.scroll", in_browser=False, acts=True)
+async def desktop_scroll(call: Call, params: DesktopScrollParams) -> DesktopActed:
+    """Scroll the pane that holds a desktop element; verified by its scroll bars moving."""
+    if not params.dx and not params.dy:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, "scroll by 0 steps", "give --dy N (down) or --dx N (right)"
+        )
+    want = Want("scroll", dx=params.dx, dy=params.dy)
+    return acted_result(await call.runtime.desktop.act(params.ref, want, call.deadline))
+
+
+class DesktopDragParams(DesktopRefParams):
+    to: str = positional("where to drop: a desktop ref, a screen point 400,300, or +DX,+DY")
+
+
+@command("desktop.drag", in_browser=False, acts=True)
+async def desktop_drag(call: Call, params: DesktopDragParams) -> DesktopActed:
+    """Drag a desktop element (press, move, release: X input) to a ref, point or offset."""
+    return acted_result(await call.runtime.desktop.drag(params.ref, params.to, call.deadline))
 
 
 class DesktopMenuParams(Params):

@@ -116,7 +116,8 @@ def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
             for i in range(count)
         )
     text = None
-    if "EditableText" in interfaces and "Text" in interfaces:
+    if "Text" in interfaces and ("EditableText" in interfaces or "editable" in states):
+        # Chromium's web fields are editable Text without EditableText.
         text = _try(lambda: Atspi.Text.get_text(obj, 0, -1))
     elif role == "combo box":  # its choice
         text = _try(lambda: choice(Atspi, obj))
@@ -137,10 +138,9 @@ def read(obj: Any, pid: int, deadline: Deadline | None = None) -> Facts:
 def choice(Atspi: Any, obj: Any) -> str | None:
     """A combo box's chosen option, as the application holds it: GTK says so through the
     combo's own selection; Qt names the combo after its current option (its popup list's
-    selection is only the list's, not the combo's)."""
-    if "Selection" in obj.get_interfaces() and Atspi.Selection.get_n_selected_children(obj):
-        chosen = Atspi.Selection.get_selected_child(obj, 0)
-        return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
+    selection is only the list's, not the combo's); Chromium selects it in the popup."""
+    if "Selection" in obj.get_interfaces():
+        return _selected_name(Atspi, obj)
     name = " ".join((obj.get_name() or "").split())
     if obj.get_child_count() == 1:
         items = obj.get_child_at_index(0)
@@ -150,7 +150,16 @@ def choice(Atspi: Any, obj: Any) -> str | None:
         }
         if name in names:
             return name
+        if "Selection" in items.get_interfaces():
+            return _selected_name(Atspi, items)
     return None
+
+
+def _selected_name(Atspi: Any, holder: Any) -> str | None:
+    if not Atspi.Selection.get_n_selected_children(holder):
+        return None
+    chosen = Atspi.Selection.get_selected_child(holder, 0)
+    return " ".join((chosen.get_name() or "").split()) if chosen is not None else None
 
 
 def attempt(call: Any, default: Any = None) -> Any:

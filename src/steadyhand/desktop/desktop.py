@@ -7,37 +7,47 @@ no action) and is verified through the tree where the tree can show the effect.
 
 from __future__ import annotations
 
+import re
 import time
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from playwright.async_api import Playwright
 
 from steadyhand.desktop import see, xinput
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
-from steadyhand.desktop.tree import DesktopRefs, Node, applications, render, visible, walk
+from steadyhand.desktop.router import Acted, Router
+from steadyhand.desktop.transport import Target, Want
+from steadyhand.desktop.tree import (
+    DesktopRefs,
+    Node,
+    ancestor,
+    applications,
+    render,
+    visible,
+    walk,
+)
+from steadyhand.desktop.via_atspi import AtspiTransport
+from steadyhand.desktop.via_cdp import CdpTransport
+from steadyhand.desktop.via_xinput import XInputTransport
 from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker, Deadline, timed_out
 from steadyhand.errors import ErrorCode, SteadyhandError
 
-# Tried in this order: GTK says click; Qt's check box has Toggle (its Press does not toggle).
-PRESS_ACTIONS = ("click", "toggle", "press", "activate", "jump")
-SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
 NO_ANSWER_S = CALL_TIMEOUT_MS / 1000 * 0.8  # an answer this late came from libatspi's timeout
 WHOLE_WINDOWS = ("frame", "window", "dialog")  # not boxed: their box is the whole window
-
-
-@dataclass
-class Acted:
-    ref: str
-    transport: str  # atspi or xinput
-    action: str
-    verified: bool
-    before: Facts
-    after: Facts
+DESKTOP_REF = re.compile(r"d[0-9]+")
+POINT_PART = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
 class Desktop:
-    def __init__(self) -> None:
+    def __init__(self, playwright: Callable[[], Awaitable[Playwright]]) -> None:
         self.worker = AtspiWorker()
         self.refs = DesktopRefs()
+        self.cdp = CdpTransport(playwright)
+        self.router = Router(
+            self.worker,
+            [AtspiTransport(self.worker), self.cdp, XInputTransport(self.worker)],
+        )
 
     async def apps(self, deadline: float) -> list[dict[str, Any]]:
         def work(_: Deadline) -> list[dict[str, Any]]:
@@ -52,111 +62,57 @@ class Desktop:
 
         return await self.worker.run(work, deadline, "desktop snapshot")
 
-    async def click(self, ref: str, deadline: float) -> Acted:
-        return await self.worker.run(lambda _: self._press(ref), deadline, f"desktop click {ref}")
+    async def act(self, ref: str, want: Want, deadline: float) -> Acted:
+        """Do `want` to the ref's element through the best transport that can (router)."""
+        target = await self.worker.run(lambda _: self._target(ref), deadline, f"finding {ref}")
+        if target.web is not None:
+            target.cdp = await self.cdp.endpoint(target.facts.pid)
+        return await self.router.act(target, want, deadline)
 
-    def _press(self, ref: str) -> Acted:
-        """Its accessible press action, else a real click at its centre; a toggle verified."""
-        node, before = self._live(ref)
-        names = [a.lower() for a in before.actions]
-        chosen = next((n for n in PRESS_ACTIONS if n in names), None)
-        if chosen is not None:
-            atspi().Action.do_action(node.obj, names.index(chosen))
-            transport = "atspi"
-        elif before.box is not None and before.box.on_screen(*xinput.screen_size()):
-            xinput.click(*before.box.centre)
-            transport, chosen = "xinput", "click"
-        else:
-            raise SteadyhandError(
-                ErrorCode.NOT_ACTIONABLE,
-                f"{ref} ({before.role} {before.name!r}) offers no action and is not on "
-                "screen to click",
-                "scroll it into view or open its window, then snapshot again",
-            )
-        toggles = before.role in ("check box", "radio button", "toggle button")
-        was_checked = "checked" in before.states
-        if toggles:  # its state shows the effect: wait for it (Qt's comes ~100 ms later)
-            after = self._settled(node, before, lambda f: ("checked" in f.states) != was_checked)
-        else:  # a button's effect is the application's business: nothing to wait for
-            after = read(node.obj, before.pid)
-        verified = ("checked" in after.states) != was_checked or not toggles
-        if toggles and not verified:
-            raise SteadyhandError(
-                ErrorCode.VERIFICATION_FAILED,
-                f"clicking {ref} ({before.role} {before.name!r}) did not change its state",
-                "snapshot again: it may be disabled or handled elsewhere",
-            )
-        return Acted(ref, transport, chosen, toggles, before, after)
+    async def drag(self, ref: str, to: str, deadline: float) -> Acted:
+        """Drag the ref's element to another ref's centre, a screen point `X,Y`, or by an
+        offset `+DX,-DY` (signed numbers: relative to where the drag starts)."""
+        point = await self.worker.run(lambda _: self._point(ref, to), deadline, "drag target")
+        return await self.act(ref, Want("drag", to=point), deadline)
 
-    async def type(self, ref: str, text: str, deadline: float) -> Acted:
-        def work(_: Deadline) -> Acted:
-            node, before = self._live(ref)
-            if "EditableText" not in before.interfaces:
+    def _point(self, ref: str, to: str) -> tuple[int, int]:
+        if DESKTOP_REF.fullmatch(to):
+            _node, facts = self._live(to)
+            if facts.box is None:
                 raise SteadyhandError(
                     ErrorCode.NOT_ACTIONABLE,
-                    f"{ref} ({before.role} {before.name!r}) is not an editable text",
-                    "type into a text field's ref",
+                    f"{to} ({facts.role} {facts.name!r}) has no box to drop on",
+                    "drop on a visible element's ref, or on a point X,Y",
                 )
-            atspi().EditableText.set_text_contents(node.obj, text)
-            after = self._settled(node, before, lambda f: f.text == text)
-            if after.text != text:
+            return facts.box.centre
+        parts = to.split(",")
+        if len(parts) != 2 or not all(POINT_PART.fullmatch(p.strip()) for p in parts):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"drag target {to!r} is neither a desktop ref nor a point",
+                "give a ref (d12), a screen point (400,300) or an offset (+120,+0)",
+            )
+        x, y = (int(p) for p in parts)
+        if any(p.strip()[0] in "+-" for p in parts):
+            _node, facts = self._live(ref)
+            if facts.box is None:
                 raise SteadyhandError(
-                    ErrorCode.VERIFICATION_FAILED,
-                    f"{ref} holds {after.text!r} after typing, not the text typed",
-                    "the field may reformat or refuse input; snapshot to see it",
+                    ErrorCode.NOT_ACTIONABLE, f"{ref} has no box to start a drag from", ""
                 )
-            return Acted(ref, "atspi", "set text", True, before, after)
+            start = facts.box.centre
+            return start[0] + x, start[1] + y
+        return x, y
 
-        return await self.worker.run(work, deadline, f"desktop type {ref}")
-
-    async def select(self, ref: str, value: str, deadline: float) -> Acted:
-        def work(_: Deadline) -> Acted:
-            node, before = self._live(ref)
-            holder, index, options = _option(node.obj, value)
-            if index is None:
-                raise SteadyhandError(
-                    ErrorCode.NOT_FOUND,
-                    f"{ref} ({before.role} {before.name!r}) has no option {value!r}",
-                    "options: " + ", ".join(repr(o) for o in options),
-                )
-            transport = "atspi"
-            atspi().Selection.select_child(holder, index)
-            after = self._settled(node, before, lambda f: f.text == value)
-            if after.text != value:  # Qt: its combo box ignores the accessible selection
-                transport = "xinput"
-                self._pick_by_pointer(node, before, index)
-                after = self._settled(node, before, lambda f: f.text == value)
-            if after.text != value:
-                raise SteadyhandError(
-                    ErrorCode.VERIFICATION_FAILED,
-                    f"{value!r} is not chosen in {ref} after selecting it (it shows "
-                    f"{after.text!r})",
-                    "snapshot again: the list may have changed, or the control is disabled",
-                )
-            return Acted(ref, transport, "select", True, before, after)
-
-        return await self.worker.run(work, deadline, f"desktop select {ref}")
-
-    def _pick_by_pointer(self, node: Node, before: Facts, index: int) -> None:
-        """Open a combo box's popup with a real click, then click the option in it."""
-        screen = xinput.screen_size()
-        if before.box is None or not before.box.on_screen(*screen):
-            return
-        xinput.click(*before.box.centre)
-        items = node.obj.get_child_at_index(0)
-        until = time.monotonic() + SETTLE_S * 4
-        while time.monotonic() < until:
-            option = read(items.get_child_at_index(index), before.pid)
-            if option.box is not None and option.box.on_screen(*screen):
-                xinput.click(*option.box.centre)
-                return
-            time.sleep(0.05)
+    def _target(self, ref: str) -> Target:
+        node, facts = self._live(ref)
+        document = ancestor(node, "document web")
+        return Target(ref, node, facts, web=document.facts.name if document else None)
 
     async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
         """Choose a menu item by its path (`File > Save`) in an application's menu bar."""
         names = [" ".join(part.split()) for part in path.split(">") if part.strip()]
 
-        def work(limit: Deadline) -> Acted:
+        def work(limit: Deadline) -> str:
             found: Node | None = None
             tops: list[str] = []
             for root in self._walk(app, limit):
@@ -171,9 +127,10 @@ class Desktop:
                     + (", ".join(repr(t) for t in tops) or "none found")
                     + "; separate levels with >, e.g. 'File > Save'",
                 )
-            return self._press(found.ref)
+            return found.ref
 
-        return await self.worker.run(work, deadline, f"desktop menu {path}")
+        ref = await self.worker.run(work, deadline, f"desktop menu {path}")
+        return await self.act(ref, Want("click"), deadline)
 
     async def see(
         self, annotate: bool, app: str | None, deadline: float
@@ -240,31 +197,6 @@ class Desktop:
         if not role or role == "invalid":
             raise self.refs.forget(ref)
         return node, read(node.obj, node.facts.pid)
-
-    def _settled(self, node: Node, before: Facts, done: Any) -> Facts:
-        """The object's facts once `done(facts)` holds, or after SETTLE_S."""
-        until = time.monotonic() + SETTLE_S
-        while True:
-            after = read(node.obj, before.pid)
-            if done(after) or time.monotonic() > until:
-                node.facts = after
-                return after
-            time.sleep(0.02)
-
-
-def _option(obj: Any, value: str) -> tuple[Any, int | None, list[str]]:
-    """Where to select (GTK: the combo box itself; Qt: its list), the index of the option
-    named `value` (None: no such option), and every option's name."""
-    items = obj
-    if obj.get_child_count() == 1 and "Selection" in obj.get_child_at_index(0).get_interfaces():
-        items = obj.get_child_at_index(0)  # the popup menu or list that holds the options
-    holder = obj if "Selection" in obj.get_interfaces() else items
-    names = [
-        " ".join((items.get_child_at_index(i).get_name() or "").split())
-        for i in range(items.get_child_count())
-    ]
-    index = names.index(value) if value in names else None
-    return holder, index, names
 
 
 def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:

@@ -27,6 +27,7 @@ class Node:
     obj: Any
     children: list[Node] = field(default_factory=list)
     ref: str | None = None
+    parent: Node | None = field(default=None, repr=False, compare=False)
 
     @property
     def key(self) -> Key:
@@ -64,11 +65,19 @@ def walk(obj: Any, pid: int, deadline: Deadline, limit: int = MAX_NODES) -> Node
                 continue
             if child is None:
                 continue
-            kid = Node(read(child, pid, deadline), child)
+            kid = Node(read(child, pid, deadline), child, parent=node)
             node.children.append(kid)
             pending.append(kid)
             seen += 1
     return root
+
+
+def ancestor(node: Node, role: str) -> Node | None:
+    """The nearest node above `node` (as last walked) with `role`."""
+    above = node.parent
+    while above is not None and above.facts.role != role:
+        above = above.parent
+    return above
 
 
 def actable(facts: Facts) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from typing import Any
 
 from steadyhand.desktop.gi_path import ensure_gi
@@ -38,15 +39,51 @@ def screen_size() -> tuple[int, int]:
     return int(screen.width_in_pixels), int(screen.height_in_pixels)
 
 
-def click(x: int, y: int, button: int = 1) -> None:
-    """Move the pointer to (x, y) and click there."""
+def click(x: int, y: int, button: int = 1, times: int = 1) -> None:
+    """Move the pointer to (x, y) and click there (`times` clicks of `button`)."""
     from Xlib import X
     from Xlib.ext import xtest
 
     d = display()
     xtest.fake_input(d, X.MotionNotify, x=x, y=y)
-    xtest.fake_input(d, X.ButtonPress, button)
-    xtest.fake_input(d, X.ButtonRelease, button)
+    for _ in range(times):
+        xtest.fake_input(d, X.ButtonPress, button)
+        xtest.fake_input(d, X.ButtonRelease, button)
+    d.sync()
+
+
+# X's wheel buttons: a click of each is one step of the wheel.
+WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
+
+
+def scroll(x: int, y: int, dx: int, dy: int) -> None:
+    """Turn the wheel over (x, y): `dy` steps down (negative: up), `dx` right (left)."""
+    if dy:
+        click(x, y, WHEEL_DOWN if dy > 0 else WHEEL_UP, abs(dy))
+    if dx:
+        click(x, y, WHEEL_RIGHT if dx > 0 else WHEEL_LEFT, abs(dx))
+
+
+DRAG_STEPS = 10  # toolkits start a drag only after the pointer moves while pressed
+DRAG_STEP_S = 0.01
+
+
+def drag(start: tuple[int, int], end: tuple[int, int]) -> None:
+    """Press the left button at `start`, move to `end` in steps, release there."""
+    from Xlib import X
+    from Xlib.ext import xtest
+
+    d = display()
+    xtest.fake_input(d, X.MotionNotify, x=start[0], y=start[1])
+    xtest.fake_input(d, X.ButtonPress, 1)
+    d.sync()
+    for step in range(1, DRAG_STEPS + 1):
+        x = start[0] + (end[0] - start[0]) * step // DRAG_STEPS
+        y = start[1] + (end[1] - start[1]) * step // DRAG_STEPS
+        xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+        d.sync()
+        time.sleep(DRAG_STEP_S)
+    xtest.fake_input(d, X.ButtonRelease, 1)
     d.sync()
 
 
@@ -109,3 +146,65 @@ def press(combo: str) -> None:
     for code in reversed(codes):
         xtest.fake_input(d, X.KeyRelease, code)
     d.sync()
+
+
+SPECIAL_CHARS = {"\n": "Return", "\t": "Tab", " ": "space"}
+
+
+def keysym_of(char: str) -> int:
+    """The X keysym that types `char`: Latin-1 keysyms are their code points; the rest of
+    Unicode is 0x01000000 + the code point."""
+    from Xlib import XK
+
+    if char in SPECIAL_CHARS:
+        return int(XK.string_to_keysym(SPECIAL_CHARS[char]))
+    point = ord(char)
+    return point if 0x20 <= point <= 0xFF else 0x01000000 | point
+
+
+def type_text(text: str) -> None:
+    """Type `text` key by key, with Shift where the keymap needs it. A character the keymap
+    lacks is typed through a spare keycode mapped to it for the moment, then unmapped."""
+    from Xlib import X
+    from Xlib.ext import xtest
+
+    d = display()
+    shift = keycodes("shift")[0]
+    spare: int | None = None
+    try:
+        for char in text:
+            keysym = keysym_of(char)
+            found = list(d.keysym_to_keycodes(keysym))
+            code, index = found[0] if found else (0, 0)
+            if not code or index > 1:
+                spare = spare or _spare_keycode()
+                d.change_keyboard_mapping(spare, [(keysym, keysym)])
+                d.sync()
+                time.sleep(0.02)  # the application reads the new mapping first
+                code, index = spare, 0
+            if index == 1:
+                xtest.fake_input(d, X.KeyPress, shift)
+            xtest.fake_input(d, X.KeyPress, code)
+            xtest.fake_input(d, X.KeyRelease, code)
+            if index == 1:
+                xtest.fake_input(d, X.KeyRelease, shift)
+            d.sync()
+    finally:
+        if spare is not None:
+            d.change_keyboard_mapping(spare, [(0, 0)])
+            d.sync()
+
+
+def _spare_keycode() -> int:
+    """A keycode with no keysym on it, to map a character the keymap lacks."""
+    d = display()
+    first = d.display.info.min_keycode
+    count = d.display.info.max_keycode - first + 1
+    for offset, syms in enumerate(d.get_keyboard_mapping(first, count)):
+        if not any(syms):
+            return int(first + offset)
+    raise SteadyhandError(
+        ErrorCode.ACTION_FAILED,
+        "the X keymap has no free keycode to type a character it lacks",
+        "type only characters of the keyboard layout, or set the text through its field",
+    )

@@ -1,0 +1,154 @@
+"""Per action, the transports in order of preference (AT-SPI, then CDP, then X input;
+the wheel first for scrolling):
+each that can handle the target tries within the command's deadline, the effect is
+verified through the accessibility tree where it can show, and a transport that fails or
+shows no effect hands over to the next. The result names the transport that acted and
+what each before it said."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from steadyhand.desktop.atspi import Facts, atspi, read
+from steadyhand.desktop.transport import Target, Transport, Want
+from steadyhand.desktop.via_atspi import scroll_bars
+from steadyhand.desktop.worker import AtspiWorker
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
+# Errors that are about the request or the deadline, not the transport: no fallback.
+FINAL = {ErrorCode.NOT_FOUND, ErrorCode.BAD_REQUEST, ErrorCode.STALE_REF, ErrorCode.TIMEOUT}
+TOGGLES = ("check box", "radio button", "toggle button", "switch")
+# The wheel first for scrolling: the toolkit keeps it within the content, where setting a
+# scroll bar's accessible value goes past the end in GTK (its maximum ignores the page).
+FIRST = {"scroll": "xinput"}
+
+
+@dataclass
+class Acted:
+    ref: str
+    transport: str  # atspi, cdp or xinput
+    action: str
+    verified: bool
+    before: Facts
+    after: Facts
+    tried: list[str] = field(default_factory=list)  # "atspi: why it did not act"
+
+
+Check = Callable[[Facts], bool]
+
+
+class Router:
+    def __init__(self, worker: AtspiWorker, transports: list[Transport]) -> None:
+        self.worker = worker
+        self.transports = transports
+
+    async def act(self, target: Target, want: Want, deadline: float) -> Acted:
+        tried: list[str] = []
+        effect = expected(target.facts, want)
+        marks = await self._marks(target, want, deadline)
+        first = FIRST.get(want.kind)
+        ordered = sorted(self.transports, key=lambda t: t.name != first)
+        for transport in ordered:
+            why_not = transport.can_handle(target, want)
+            if why_not is not None:
+                tried.append(f"{transport.name}: skipped, {why_not}")
+                continue
+            try:
+                action = await transport.execute(target, want, deadline)
+            except SteadyhandError as exc:
+                if exc.code in FINAL:
+                    raise
+                tried.append(f"{transport.name}: {exc.message}")
+                continue
+            except Exception as exc:  # a toolkit's or a driver's own error
+                tried.append(f"{transport.name}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+                continue
+            after, verified = await self._verify(target, want, effect, marks, deadline)
+            if verified or (effect is None and not marks):
+                return Acted(
+                    target.ref, transport.name, action, verified, target.facts, after, tried
+                )
+            tried.append(f"{transport.name}: {action} showed no effect ({shown(after, want)})")
+        raise failed(target, want, tried)
+
+    async def _marks(self, target: Target, want: Want, deadline: float) -> tuple[float, ...]:
+        """For a scroll: what moves when it scrolls (its scroll bars' values)."""
+        if want.kind != "scroll":
+            return ()
+        return await self.worker.run(lambda _: scroll_marks(target), deadline, "reading scroll")
+
+    async def _verify(
+        self,
+        target: Target,
+        want: Want,
+        effect: Check | None,
+        marks: tuple[float, ...],
+        deadline: float,
+    ) -> tuple[Facts, bool]:
+        def work(_: object) -> tuple[Facts, bool]:
+            until = time.monotonic() + SETTLE_S
+            while True:
+                after = read(target.node.obj, target.facts.pid)
+                if effect is not None:
+                    done = effect(after)
+                elif marks:
+                    done = scroll_marks(target) != marks
+                else:
+                    return after, False
+                if done or time.monotonic() > until:
+                    target.node.facts = after
+                    return after, done
+                time.sleep(0.02)
+
+        return await self.worker.run(work, deadline, f"verifying {want.kind} on {target.ref}")
+
+
+def expected(before: Facts, want: Want) -> Check | None:
+    """What the tree shows once `want` took effect; None when it cannot show it."""
+    if want.kind == "type" and (before.text is not None or "Text" in before.interfaces):
+        return lambda f: f.text == (want.text or "")
+    if want.kind == "select":
+        return lambda f: f.text == want.value
+    if want.kind == "focus":
+        return lambda f: "focused" in f.states
+    if want.kind == "click" and before.role in TOGGLES:
+        was = "checked" in before.states
+        return lambda f: ("checked" in f.states) != was
+    return None
+
+
+def scroll_marks(target: Target) -> tuple[float, ...]:
+    """The current values of the scroll bars around the target, and its own position."""
+    Atspi = atspi()
+    values = tuple(
+        float(Atspi.Value.get_current_value(bar)) for bar, _v in scroll_bars(target.node)
+    )
+    box = read(target.node.obj, target.facts.pid).box
+    return values + ((float(box.x), float(box.y)) if box is not None else ())
+
+
+def shown(after: Facts, want: Want) -> str:
+    if want.kind in ("type", "select"):
+        return f"it shows {after.text!r}"
+    if want.kind == "focus":
+        return "not focused"
+    if want.kind == "scroll":
+        return "nothing moved"
+    return "checked" if "checked" in after.states else "not checked"
+
+
+def failed(target: Target, want: Want, tried: list[str]) -> SteadyhandError:
+    facts = target.facts
+    acted = any(": skipped," not in t for t in tried)
+    return SteadyhandError(
+        ErrorCode.VERIFICATION_FAILED if acted else ErrorCode.NOT_ACTIONABLE,
+        f"{want.kind} on {target.ref} ({facts.role} {facts.name!r}) "
+        + ("did not take effect" if acted else "is not possible")
+        + ": "
+        + "; ".join(tried),
+        "snapshot again: it may be disabled, covered, off screen or handled elsewhere",
+        {"tried": tried},
+    )

@@ -1,0 +1,106 @@
+"""The `xinput` transport: real pointer and keyboard input (XTEST) at the element's box —
+for elements that offer no accessible action, and for what accessibility cannot do (drag,
+the wheel)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from steadyhand.desktop import xinput
+from steadyhand.desktop.atspi import Facts, read
+from steadyhand.desktop.transport import TEXT_ROLES, Target, Want
+from steadyhand.desktop.tree import ancestor
+from steadyhand.desktop.via_atspi import no_option, option, option_item
+from steadyhand.desktop.worker import AtspiWorker
+
+POPUP_WAIT_S = 1.0  # how long a combo box's list may take to open
+
+
+class XInputTransport:
+    name = "xinput"
+
+    def __init__(self, worker: AtspiWorker) -> None:
+        self.worker = worker
+
+    def can_handle(self, target: Target, want: Want) -> str | None:
+        if spot(target, want) is None:
+            return "it is not on screen" + (
+                " and no pane of it is" if want.kind == "scroll" else ""
+            )
+        texty = target.facts.role in TEXT_ROLES or "editable" in target.facts.states
+        if want.kind == "focus" and not texty:
+            return "a click would do more than focus it"  # a button would be pressed
+        if want.kind == "type" and not texty:
+            return "it is not a text field"  # keys typed at a button would press it
+        if want.kind == "select" and target.facts.role != "combo box":
+            return "it is not a combo box to open"
+        return None
+
+    async def health(self) -> dict[str, Any]:
+        width, height = await self.worker.run(
+            lambda _: xinput.screen_size(), time.monotonic() + 2.0, "X display health"
+        )
+        return {"ok": True, "screen": f"{width}x{height}"}
+
+    async def execute(self, target: Target, want: Want, deadline: float) -> str:
+        return await self.worker.run(
+            lambda _: self.act(target, want), deadline, f"X input {want.kind} on {target.ref}"
+        )
+
+    def act(self, target: Target, want: Want) -> str:
+        centre = spot(target, want)
+        assert centre is not None  # can_handle said so
+        if want.kind in ("click", "focus"):
+            xinput.click(*centre)
+            return "click"
+        if want.kind == "type":
+            xinput.click(*centre)  # focus it, select what it holds, type over it
+            xinput.press("ctrl+a")
+            if want.text:
+                xinput.type_text(want.text)
+            else:
+                xinput.press("BackSpace")
+            return "typed keys"
+        if want.kind == "select":
+            pick_by_pointer(target, want.value or "")
+            return "select"
+        if want.kind == "scroll":
+            xinput.scroll(*centre, want.dx, want.dy)
+            return "wheel"
+        assert want.to is not None
+        xinput.drag(centre, want.to)
+        return "drag"
+
+
+def spot(target: Target, want: Want) -> tuple[int, int] | None:
+    """Where the pointer acts: the element's centre, on screen; to scroll an element that
+    is out of view, the centre of the pane that holds it."""
+    screen = xinput.screen_size()
+    box = target.facts.box
+    if box is not None and box.on_screen(*screen):
+        return box.centre
+    pane = ancestor(target.node, "scroll pane") if want.kind == "scroll" else None
+    if pane is not None:
+        shown = read(pane.obj, pane.facts.pid).box
+        if shown is not None and shown.on_screen(*screen):
+            return shown.centre
+    return None
+
+
+def pick_by_pointer(target: Target, value: str) -> None:
+    """Open a combo box's popup with a real click, then click the option in it."""
+    obj = target.node.obj
+    _holder, index, options = option(obj, value)
+    if index is None:
+        raise no_option(target, value, options)
+    assert target.facts.box is not None
+    screen = xinput.screen_size()
+    xinput.click(*target.facts.box.centre)
+    until = time.monotonic() + POPUP_WAIT_S
+    while time.monotonic() < until:
+        shown: Facts = read(option_item(obj, index), target.facts.pid)
+        if shown.box is not None and shown.box.on_screen(*screen):
+            xinput.click(*shown.box.centre)
+            return
+        time.sleep(0.05)

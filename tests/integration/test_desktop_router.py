@@ -1,0 +1,136 @@
+"""The desktop router against real apps: per action the first transport that can handle
+the element acts (AT-SPI, then CDP, then X input), its effect is verified through the
+tree, and the result names the transport and what the ones before it said.
+
+The Chromium "app" (what an Electron app is to the desktop) shows a page served here.
+With a remote-debugging port on loopback, its web entry (which has no AT-SPI
+EditableText) is filled through CDP; without one, by real keys (X input).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from steadyhand.desktop.session import DesktopSession
+from steadyhand.engine.chromium import find_chromium
+from tests.conftest import Daemon, wait_until
+from tests.desktop_env import gtk3_form, launched, wait_on_bus
+from tests.integration.test_desktop import ref_of, snap
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def gtk_grid(desktop: DesktopSession) -> Iterator[int]:
+    """The GTK form with 200 buttons in a scrolled grid."""
+    with launched(desktop, gtk3_form("--nodes", "200")) as app:
+        wait_on_bus(desktop, app.pid, "push button", "Item 200")
+        yield app.pid
+
+
+def test_scroll_drag_and_focus_on_gtk(desktop_daemon: Daemon, gtk_grid: int) -> None:
+    d = desktop_daemon
+    page = snap(d, gtk_grid)
+    first = ref_of(page, "push button", "Item 1")
+    assert 'push button "Item 200"' not in page  # below the pane's view
+    scrolled = d.call("desktop.scroll", ref=first, dy=5)
+    assert scrolled["verified"] and scrolled["transport"] == "xinput", scrolled
+    after = snap(d, gtk_grid)
+    assert 'push button "Item 1"' not in after  # scrolled out of the pane's view
+    assert re.search(r'push button "Item \d+" \[ref=d\d+\]', after), after
+    # Item 1 is out of view now: the wheel turns over its pane instead.
+    back = d.call("desktop.scroll", ref=first, dy=-5)
+    assert back["verified"] and back["transport"] == "xinput", back
+    assert 'push button "Item 1"' in snap(d, gtk_grid)
+    assert d.fail("desktop.scroll", ref=first, dy=0).code == "bad_request"
+
+    pad = ref_of(page, "panel", "Click pad")
+    dragged = d.call("desktop.drag", ref=pad, to="+60,+0")
+    assert dragged["transport"] == "xinput" and dragged["action"] == "drag"
+    assert dragged["verified"] is False  # the tree cannot show a drag on a bare pad
+    assert "atspi: skipped" in dragged["tried"][0]
+    assert wait_until(lambda: 'label "dragged 60,0"' in snap(d, gtk_grid), 5)
+    assert d.fail("desktop.drag", ref=pad, to="left").code == "bad_request"
+
+    entry = ref_of(page, "text", "Name")
+    focused = d.call("desktop.focus", ref=entry)
+    assert focused["verified"] and "focused" in focused["states"], focused
+
+
+@pytest.fixture(scope="module")
+def chromium_path() -> str:
+    try:
+        return str(find_chromium())
+    except Exception as exc:
+        pytest.skip(f"no Chromium: {exc}")
+
+
+def chromium_app(
+    desktop: DesktopSession, chromium: str, url: str, profile: str, debug_port: bool
+) -> subprocess.Popen[bytes]:
+    argv = [
+        chromium,
+        f"--app={url}",
+        f"--user-data-dir={profile}",
+        "--force-renderer-accessibility",  # web content on the AT-SPI bus
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-gpu",
+        "--test-type",  # no "unsupported flag" bar for --no-sandbox
+        "--window-size=700,500",
+    ]
+    if os.geteuid() == 0:
+        argv.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    if debug_port:
+        argv.append("--remote-debugging-port=0")  # a free port, on 127.0.0.1
+    return desktop.launch(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.fixture(params=[True, False], ids=["cdp", "no-cdp"])
+def web_app(
+    request: pytest.FixtureRequest, desktop: DesktopSession, chromium_path: str, site: str
+) -> Iterator[tuple[int, bool]]:
+    debug_port: bool = request.param
+    with tempfile.TemporaryDirectory() as profile:
+        app = chromium_app(
+            desktop, chromium_path, f"{site}/desktop_web_form.html", profile, debug_port
+        )
+        try:
+            wait_on_bus(desktop, app.pid, "check box", "Agree")  # named once laid out
+            yield app.pid, debug_port
+        finally:
+            os.killpg(app.pid, signal.SIGTERM)  # the browser and its renderers
+            app.wait(10)
+
+
+def test_chromium_app_routes_through_cdp_or_keys(
+    desktop_daemon: Daemon, web_app: tuple[int, bool]
+) -> None:
+    d = desktop_daemon
+    pid, debug_port = web_app
+    page = snap(d, pid)
+    entry = ref_of(page, "entry", "Email")
+    typed = d.call("desktop.type", ref=entry, text="ada@example.com")
+    assert typed["verified"] and typed["value"] == "ada@example.com", typed
+    assert typed["tried"][0] == "atspi: skipped, it has no editable text"
+    if debug_port:
+        assert typed["transport"] == "cdp"
+    else:
+        assert typed["transport"] == "xinput"
+        assert "no remote-debugging port" in typed["tried"][1]
+
+    sent = d.call("desktop.click", ref=ref_of(page, "push button", "Send"))
+    assert sent["transport"] == "atspi"
+    assert wait_until(lambda: 'static "sent ada@example.com"' in snap(d, pid), 5)
+    agreed = d.call("desktop.click", ref=ref_of(page, "check box", "Agree"))
+    assert agreed["verified"] and "checked" in agreed["states"]
+    plan = d.call("desktop.select", ref=ref_of(page, "combo box", "Plan"), value="Pro")
+    assert plan["verified"] and plan["value"] == "Pro", plan
+    assert re.search(r'combo box "Plan"[^\n]*: Pro', snap(d, pid))
