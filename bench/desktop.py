@@ -1,4 +1,5 @@
-"""What desktop automation costs: snapshots of big windows, actions per transport, `see`.
+"""What desktop automation costs: snapshots of big windows, actions per transport, `see`,
+and a Chromium app's web form through CDP and through keys.
 
 A private desktop (steadyhand.desktop.session: Xvfb, session bus, accessibility bus), a
 daemon inside it, and the GTK 3 test form (tests/desktop_apps/gtk3_form.py) with extra
@@ -16,18 +17,24 @@ import argparse
 import contextlib
 import functools
 import importlib.util
+import os
 import re
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from steadyhand.config import Settings
 from steadyhand.desktop.session import DesktopSession
+from steadyhand.engine.chromium import find_chromium
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 
@@ -102,7 +109,9 @@ def measure_actions(session: DesktopSession, settings: Settings, rounds: int) ->
         kinds: dict[str, Callable[[], Any]] = {
             "click (atspi action)": lambda: call(settings, "desktop.click", ref=greet),
             "type (atspi text)": lambda: call(settings, "desktop.type", ref=name, text="Ada"),
+            "focus (atspi)": lambda: call(settings, "desktop.focus", ref=name),
             "click (xinput)": lambda: call(settings, "desktop.click", ref=pad),
+            "drag (xinput)": lambda: call(settings, "desktop.drag", ref=pad, to="+60,+0"),
             "see": lambda: call(settings, "desktop.see"),
             "see --annotate": lambda: call(settings, "desktop.see", annotate=True, app=str(pid)),
         }
@@ -113,6 +122,112 @@ def measure_actions(session: DesktopSession, settings: Settings, rounds: int) ->
     print("actions on the GTK 3 form through the daemon, ms (median / p95):")
     for kind, values in samples.items():
         print(f"  {kind:<22}{summary(values)}")
+
+
+def measure_scroll(session: DesktopSession, settings: Settings, rounds: int) -> None:
+    with app_on(session, [*GTK, "--nodes", "200"], settings) as pid:
+        page = call(settings, "desktop.snapshot", app=str(pid))["snapshot"]
+        item = ref(page, "push button", "Item 1")
+        samples: list[float] = []
+        for i in range(rounds * 2):  # down and back up: each verified by the bars moving
+            steps = 3 if i % 2 == 0 else -3
+            done = timed(samples, functools.partial(scroll, settings, item, steps))
+            if not done["verified"] or done["transport"] != "xinput":
+                raise SystemExit(f"scroll not verified by the wheel: {done}")
+    print(f"  {'scroll (xinput wheel)':<22}{summary(samples)}")
+
+
+def scroll(settings: Settings, item: str, steps: int) -> Any:
+    return call(settings, "desktop.scroll", ref=item, dy=steps)
+
+
+@contextlib.contextmanager
+def web_app(session: DesktopSession, url: str, debug_port: bool) -> Iterator[int]:
+    """Chromium showing `url` as an app, its web content on the accessibility bus."""
+    argv = [str(find_chromium()), f"--app={url}", "--force-renderer-accessibility"]
+    argv += ["--no-first-run", "--disable-gpu", "--test-type", "--window-size=700,500"]
+    argv += ["--no-sandbox"] if os.geteuid() == 0 else []
+    argv += ["--remote-debugging-port=0"] if debug_port else []
+    with tempfile.TemporaryDirectory() as profile:
+        process = session.launch(
+            [*argv, f"--user-data-dir={profile}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield process.pid
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(10)
+
+
+def web_refs(settings: Settings, pid: int) -> tuple[str, str]:
+    deadline = time.monotonic() + 30
+    page = ""
+    while time.monotonic() < deadline:
+        try:
+            page = call(settings, "desktop.snapshot", app=str(pid))["snapshot"]
+        except SteadyhandError as exc:
+            page = str(exc)
+        if 'check box "Agree"' in page:
+            return ref(page, "entry", "Email"), ref(page, "push button", "Send")
+        time.sleep(0.2)
+    raise SystemExit(f"the Chromium app's form never showed on the accessibility bus:\n{page}")
+
+
+def measure_web(session: DesktopSession, settings: Settings, rounds: int) -> None:
+    """Chromium's web entry has no AT-SPI EditableText: CDP fills it when the app has a
+    debugging port, real keys (X input) when not."""
+    site = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "site"
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/desktop_web_form.html"
+    samples: dict[str, list[float]] = {}
+    try:
+        # One at a time: without a window manager both windows sit at (0,0), and Chromium
+        # treats a covered window's page as hidden.
+        for debug_port, transport in ((True, "cdp"), (False, "xinput")):
+            with web_app(session, url, debug_port) as pid:
+                entry, send = web_refs(settings, pid)
+                kinds: dict[str, tuple[str, Callable[[], Any]]] = {
+                    f"type ({transport})": (
+                        transport,
+                        functools.partial(web_type, settings, entry),
+                    ),
+                    f"click (atspi, web) {transport}": (
+                        "atspi",
+                        functools.partial(web_click, settings, send),
+                    ),
+                }
+                for kind in kinds:
+                    samples[kind] = []
+                first: list[float] = []  # CDP: connects to the app's debugging port once
+                timed(first, functools.partial(web_type, settings, entry))
+                samples[f"first type ({transport})"] = first
+                for _ in range(rounds):
+                    for kind, (used, work) in kinds.items():
+                        done = timed(samples[kind], work)
+                        if done["transport"] != used:
+                            raise SystemExit(f"{kind} went through {done['transport']}: {done}")
+    finally:
+        server.shutdown()
+    print("actions on a Chromium app's web form, ms (median / p95):")
+    for kind, values in samples.items():
+        print(f"  {kind:<22}{summary(values)}")
+
+
+def web_type(settings: Settings, entry: str) -> Any:
+    return call(settings, "desktop.type", ref=entry, text="ada@example.com")
+
+
+def web_click(settings: Settings, button: str) -> Any:
+    return call(settings, "desktop.click", ref=button)
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
 
 
 def main() -> None:
@@ -128,6 +243,8 @@ def main() -> None:
         try:
             measure_snapshots(session, settings, rounds)
             measure_actions(session, settings, rounds)
+            measure_scroll(session, settings, rounds)
+            measure_web(session, settings, rounds)
         finally:
             with contextlib.suppress(SteadyhandError):
                 rpc_client.request(settings, "daemon.stop", {}, 30)

@@ -120,8 +120,13 @@ def test_chromium_app_routes_through_cdp_or_keys(
     typed = d.call("desktop.type", ref=entry, text="ada@example.com")
     assert typed["verified"] and typed["value"] == "ada@example.com", typed
     assert typed["tried"][0] == "atspi: skipped, it has no editable text"
+    health = {t["name"]: t for t in d.call("desktop.transports")["transports"]}
+    assert list(health) == ["atspi", "cdp", "xinput"] and all(t["ok"] for t in health.values())
     if debug_port:
         assert typed["transport"] == "cdp"
+        endpoint = health["cdp"]["detail"]["endpoints"][str(pid)]
+        assert endpoint.startswith("http://127.0.0.1:")
+        assert health["cdp"]["detail"]["connected"] == [endpoint]
     else:
         assert typed["transport"] == "xinput"
         assert "no remote-debugging port" in typed["tried"][1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
@@ -34,6 +34,29 @@ async def desktop_apps(call: Call, params: Params) -> AppsResult:
     """List the applications on the accessibility bus (name and pid)."""
     found = await call.runtime.desktop.apps(call.deadline)
     return AppsResult(apps=[App(**a) for a in found])
+
+
+class TransportHealth(Result):
+    name: str = Field(description="atspi, cdp or xinput, in the order they are tried")
+    ok: bool
+    detail: dict[str, JsonValue] = Field(
+        default_factory=dict, description="what it is connected to, or its error"
+    )
+
+
+class TransportsResult(Result):
+    transports: list[TransportHealth]
+
+
+@command("desktop.transports", in_browser=False, reads_only=True, timeout="short")
+async def desktop_transports(call: Call, params: Params) -> TransportsResult:
+    """Each desktop transport's health, in the order the router tries them."""
+    found = await call.runtime.desktop.health()
+    return TransportsResult(
+        transports=[
+            TransportHealth(name=h.pop("name"), ok=bool(h.pop("ok")), detail=h) for h in found
+        ]
+    )
 
 
 class DesktopSnapshotParams(Params):

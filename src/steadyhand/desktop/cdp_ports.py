@@ -72,3 +72,8 @@ def endpoint_of(pid: int) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists (a look in /proc: no system call that could block)."""
+    return Path(f"/proc/{pid}").exists()

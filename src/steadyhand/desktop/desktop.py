@@ -62,6 +62,18 @@ class Desktop:
 
         return await self.worker.run(work, deadline, "desktop snapshot")
 
+    async def health(self) -> list[dict[str, Any]]:
+        """Each transport in the router's order: whether it works now, and its details."""
+        found = []
+        for transport in self.router.transports:
+            try:
+                found.append({"name": transport.name, **await transport.health()})
+            except SteadyhandError as exc:
+                found.append({"name": transport.name, "ok": False, "error": exc.message})
+            except Exception as exc:  # the health of a transport is what is asked
+                found.append({"name": transport.name, "ok": False, "error": str(exc)})
+        return found
+
     async def act(self, ref: str, want: Want, deadline: float) -> Acted:
         """Do `want` to the ref's element through the best transport that can (router)."""
         target = await self.worker.run(lambda _: self._target(ref), deadline, f"finding {ref}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.async_api import Browser, Page, Playwright
 
-from steadyhand.desktop.cdp_ports import endpoint_of
+from steadyhand.desktop.cdp_ports import endpoint_of, running
 from steadyhand.desktop.transport import Target, Want
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -63,8 +63,14 @@ class CdpTransport:
         return None
 
     async def health(self) -> dict[str, Any]:
-        alive = {url: b.is_connected() for url, b in self._browsers.items()}
-        return {"ok": all(alive.values()), "connected": alive}
+        await self._playwright()  # the driver it needs, started
+        for url, browser in list(self._browsers.items()):
+            if not browser.is_connected():  # its application quit
+                del self._browsers[url]
+        for pid in [p for p in self._endpoints if not running(p)]:
+            del self._endpoints[pid]
+        found = {str(pid): url for pid, url in self._endpoints.items() if url is not None}
+        return {"ok": True, "connected": sorted(self._browsers), "endpoints": found}
 
     async def execute(self, target: Target, want: Want, deadline: float) -> str:
         assert target.cdp is not None
