@@ -80,18 +80,7 @@ class DesktopEvent:
     atspi: str  # the AT-SPI event type, e.g. object:text-changed:insert
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "ts": self.ts,
-            "kind": self.kind,
-            "app": self.app,
-            "pid": self.pid,
-            "role": self.role,
-            "name": self.name,
-            "path": self.path,
-            "detail": self.detail,
-            "atspi": self.atspi,
-        }
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def matches(event: DesktopEvent, kinds: frozenset[str] | None, app: str | None) -> bool:
@@ -246,6 +235,7 @@ class DesktopEvents:
         self._starting: asyncio.Lock | None = None
         self._unknown = itertools.count(1)
         self._listener: Any = None  # Atspi.EventListener, kept alive while registered
+        self._atspi: Any = None
         self._apps: dict[str, _App] = {}  # by the application's bus name
         self._gone: dict[str, _App] = {}
         self._forwarding: asyncio.Task[None] | None = None
@@ -309,7 +299,7 @@ class DesktopEvents:
     # ------------------------------------------------------------ on the AT-SPI thread
 
     def _register(self, _deadline: Deadline) -> None:
-        Atspi = atspi()
+        self._atspi = Atspi = atspi()  # once: atspi() checks the gi import on each call
         for name, pid, obj in applications():
             app = _App(name, pid)
             self._apps[_bus(obj)] = app
@@ -325,7 +315,7 @@ class DesktopEvents:
             log.exception("desktop event %s could not be read", getattr(event, "type", "?"))
 
     def _handle(self, event: Any) -> None:
-        Atspi = atspi()
+        Atspi = self._atspi
         kind_of: str = event.type
         source = event.source
         path = str(source.path)
