@@ -12,13 +12,15 @@ from typing import Any
 
 from steadyhand.actions.watchdog_patterns import Pattern, load_patterns
 from steadyhand.approvals import Approvals, Decision
-from steadyhand.config import Settings
+from steadyhand.config import Settings, event_kinds
 from steadyhand.desktop.desktop import Desktop
+from steadyhand.desktop.events import DesktopEvents
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.metrics import Metrics
 from steadyhand.store.sqlite import ArtifactFile, Store
+from steadyhand.webhook import Webhook
 
 
 @dataclass
@@ -34,6 +36,8 @@ class Runtime:
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
     metrics: Metrics = field(default_factory=Metrics)
     _desktop: Desktop | None = None
+    _desktop_events: DesktopEvents | None = None
+    _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
 
     def __post_init__(self) -> None:
@@ -45,7 +49,25 @@ class Runtime:
         """The desktop (AT-SPI) side, started on first use."""
         if self._desktop is None:
             self._desktop = Desktop(self.engine.playwright)
+            self.wake_webhook()
         return self._desktop
+
+    @property
+    def desktop_events(self) -> DesktopEvents:
+        """The desktop's event bus; its listeners start with the first watch (or webhook)."""
+        desktop = self.desktop  # first: making it may start the webhook, which makes the bus
+        if self._desktop_events is None:
+            self._desktop_events = DesktopEvents(desktop.worker)
+        return self._desktop_events
+
+    def wake_webhook(self) -> None:
+        """Post desktop events to the `desktop_webhook` URL from now on, when it is set."""
+        if self.settings.desktop_webhook and self._desktop_webhook is None:
+            hook = Webhook(self.settings.desktop_webhook, "desktop webhook", "desktop_webhook")
+            self._desktop_webhook = hook
+        if self._desktop_webhook is not None:
+            kinds = event_kinds(self.settings.desktop_webhook_events)
+            self.desktop_events.forward_soon(self._desktop_webhook, kinds)
 
     def watchdog_patterns(self) -> list[Pattern]:
         """The watchdog's patterns: built-ins plus the `watchdog_patterns` file (read once)."""

@@ -18,6 +18,18 @@ ENV_PREFIX = "STEADYHAND_"
 TIERS = ("short", "medium", "long")
 MAX_TIMEOUT_MS = 600_000
 DIALOG_POLICIES = ("report", "accept", "dismiss")
+# What `desktop watch` reports and the desktop webhook can post (steadyhand/desktop/events.py).
+DESKTOP_EVENT_KINDS = (
+    "focus",
+    "window.created",
+    "window.destroyed",
+    "name.changed",
+    "value.changed",
+    "text.changed",
+    "state.changed",
+    "app.started",
+    "app.exited",
+)
 
 
 def default_state_dir() -> Path:
@@ -101,6 +113,8 @@ _KINDS = {
     "approval_uploads": "bool",
     "approval_timeout_s": "float",
     "approval_webhook": "str",
+    "desktop_webhook": "str",
+    "desktop_webhook_events": "str",
     "log_level": "str",
     "log_stderr_level": "str",
     "log_max_bytes": "int",
@@ -179,6 +193,13 @@ def _defaults() -> dict[str, Any]:
         "approval_uploads": False,
         "approval_timeout_s": 120.0,
         "approval_webhook": "",
+        # Wake webhook: each desktop event of a kind in desktop_webhook_events
+        # (comma-separated; `window` means window.created and window.destroyed) is POSTed as
+        # JSON to desktop_webhook, in order, in the background; "" = off. The listeners start
+        # with the daemon when it runs in a desktop (DISPLAY and a session bus), else with
+        # the first desktop command. See steadyhand/desktop/events.py.
+        "desktop_webhook": "",
+        "desktop_webhook_events": "window.created,app.started,app.exited",
         # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
         # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
         # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
@@ -241,6 +262,8 @@ class Settings:
     approval_uploads: bool
     approval_timeout_s: float
     approval_webhook: str
+    desktop_webhook: str
+    desktop_webhook_events: str
     log_level: str
     log_stderr_level: str
     log_max_bytes: int
@@ -266,6 +289,9 @@ class Settings:
                 f"setting dialogs={self.dialogs!r} is not one of {', '.join(DIALOG_POLICIES)}",
                 "report holds a dialog open for `dialog accept|dismiss`; accept/dismiss answer it",
             )
+        for name in ("approval_webhook", "desktop_webhook"):
+            check_webhook_url(name, getattr(self, name))
+        event_kinds(self.desktop_webhook_events, "setting desktop_webhook_events")
         for name in ("log_level", "log_stderr_level"):
             if getattr(self, name) not in LOG_LEVELS:
                 raise SteadyhandError(
@@ -380,6 +406,38 @@ class Settings:
                 values[name] = env
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def check_webhook_url(name: str, url: str) -> None:
+    """Refuse a webhook setting that is set but not an http(s) URL with a host."""
+    scheme, sep, rest = url.partition("://")
+    if not url or (sep and scheme.lower() in ("http", "https") and rest.split("/")[0]):
+        return
+    from steadyhand.store.redact import redact_url  # only on the way to an error
+
+    raise SteadyhandError(
+        ErrorCode.BAD_REQUEST,
+        f"setting {name}={redact_url(url)!r} is not an http(s) URL",
+        "give a URL such as https://hooks.example.com/steadyhand, or leave it empty",
+    )
+
+
+def event_kinds(text: str, what: str = "--events") -> frozenset[str]:
+    """Desktop event kinds from `focus,window.created`; a family (`window`, `app`) names all
+    of its kinds; "" names none."""
+    chosen: set[str] = set()
+    for word in (w.strip().lower() for w in text.split(",")):
+        if not word:
+            continue
+        found = {k for k in DESKTOP_EVENT_KINDS if k == word or k.split(".")[0] == word}
+        if not found:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{what}: {word!r} is not a desktop event kind",
+                "kinds: " + ", ".join(DESKTOP_EVENT_KINDS) + " (or a family: window, app)",
+            )
+        chosen |= found
+    return frozenset(chosen)
 
 
 def _coerce(name: str, value: Any) -> Any:

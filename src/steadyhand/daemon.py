@@ -89,6 +89,8 @@ async def serve(settings: Settings) -> None:
         loop.add_signal_handler(sig, runtime.stop_requested.set)
     log.info("daemon %d listening on %s", os.getpid(), settings.socket_path)
     engine.health.start()
+    if settings.desktop_webhook and in_a_desktop():
+        runtime.wake_webhook()  # else with the first desktop command
 
     def live() -> set[str]:
         return {session.name for session in engine.pool.sessions()}
@@ -107,6 +109,11 @@ async def serve(settings: Settings) -> None:
         settings.socket_path.unlink(missing_ok=True)
         await engine.shutdown()
         store.close()
+
+
+def in_a_desktop() -> bool:
+    """Whether the daemon runs in a desktop session (else its desktop commands will fail)."""
+    return bool(os.environ.get("DISPLAY") and os.environ.get("DBUS_SESSION_BUS_ADDRESS"))
 
 
 async def restore_all(engine: Engine) -> None:

@@ -11,11 +11,9 @@ import os
 import re
 import signal
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -24,6 +22,7 @@ from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, wait_until
+from tests.webhook_receiver import Hook as Receiver
 
 pytestmark = pytest.mark.integration
 
@@ -32,29 +31,7 @@ PAGE = "approvals.html"
 SECRET = "tok3n-s3cret-9271"
 
 
-class Hook:
-    """A tiny webhook receiver on 127.0.0.1: keeps every POSTed JSON body."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.raw: list[bytes] = []
-        hook = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                hook.raw.append(body)
-                hook.bodies.append(json.loads(body))
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
+class Hook(Receiver):
     def body_for(self, approval_id: str) -> dict[str, Any]:
         assert wait_until(lambda: any(b["id"] == approval_id for b in self.bodies)), self.bodies
         return next(b for b in self.bodies if b["id"] == approval_id)
@@ -64,7 +41,7 @@ class Hook:
 def hook() -> Iterator[Hook]:
     receiver = Hook()
     yield receiver
-    receiver.server.shutdown()
+    receiver.close()
 
 
 def start(tmp_path_factory: pytest.TempPathFactory, **settings: Any) -> Daemon:

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from steadyhand.approvals.policy import Policy
-from steadyhand.approvals.webhook import Webhook
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.sqlite import ApprovalRow, Store
+from steadyhand.webhook import Webhook
 
 log = logging.getLogger("steadyhand.approvals")
 
@@ -64,7 +64,11 @@ class Approvals:
     def __init__(self, settings: Settings, store: Store, stopping: asyncio.Event) -> None:
         self.policy = Policy.from_settings(settings)
         self.timeout_s = max(0.0, settings.approval_timeout_s)
-        self.webhook = Webhook(settings.approval_webhook) if settings.approval_webhook else None
+        self.webhook = (
+            Webhook(settings.approval_webhook, "approval webhook", "approval_webhook")
+            if settings.approval_webhook
+            else None
+        )
         self.store = store
         self._stopping = stopping
         self._waiting: dict[str, _Waiting] = {}
@@ -78,7 +82,7 @@ class Approvals:
         row = waiting.row
         log.info("approval %s requested: %s %s (%s)", row.id, command, target, reason)
         if self.webhook is not None:
-            self.webhook.send(self._payload(row))
+            self.webhook.send(self._payload(row), f"approval {row.id}")
         stopping: asyncio.Future[Any] = asyncio.ensure_future(self._stopping.wait())
         try:
             await asyncio.wait(

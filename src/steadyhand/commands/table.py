@@ -69,6 +69,9 @@ class Command:
     acts: bool  # acts on the page: a failure leaves a screenshot as evidence
     reads_only: bool  # changes nothing anywhere (MCP's readOnlyHint)
     destructive: bool  # may destroy what nobody can get back (acting commands may, too)
+    # Its progress notes are its output as it comes (JSON, one per note): the CLI prints each
+    # on stdout instead of a progress line.
+    streams: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
@@ -85,6 +88,7 @@ def command(
     acts: bool = False,
     reads_only: bool = False,
     destructive: bool = False,
+    streams: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -111,6 +115,7 @@ def command(
             acts=acts,
             reads_only=reads_only,
             destructive=destructive,
+            streams=streams,
         )
         return handler
 

@@ -248,6 +248,49 @@ class ProgressLine:
         self.stream.flush()
 
 
+class StreamLines:
+    """A streaming command's notes (`desktop watch`'s events), printed on stdout as they
+    come, one line each: the JSON itself with --json, else readable text."""
+
+    def __init__(self, stream: Any, as_json: bool) -> None:
+        self.stream = stream
+        self.as_json = as_json
+        self.printed = 0
+
+    def __call__(self, done: int, total: int | None, message: str) -> None:
+        if self.as_json:
+            line = message
+        else:
+            try:
+                item = json.loads(message)
+            except ValueError:
+                item = message
+            line = event_line(item) if isinstance(item, dict) else str(item)
+        self.stream.write(line + "\n")
+        self.stream.flush()
+        self.printed += 1
+
+
+def event_line(event: dict[str, Any]) -> str:
+    """`#12 10:31:02.123 text.changed gtk3_form.py[2193] text "Name": insert at 0: 'Ada'`"""
+    if not {"seq", "kind", "ts"} <= event.keys():
+        return _row(event)
+    import time
+
+    at = time.strftime("%H:%M:%S", time.localtime(event["ts"])) + f"{event['ts'] % 1:.3f}"[1:]
+    text = f"#{event['seq']} {at} {event['kind']} {event.get('app') or '?'}[{event.get('pid')}]"
+    what = " ".join(
+        part
+        for part in (event.get("role"), f'"{event["name"]}"' if event.get("name") else "")
+        if part
+    )
+    if what:
+        text += f" {what}"
+    if event.get("detail"):
+        text += f": {event['detail']}"
+    return text
+
+
 def render(result: Any) -> str:
     """Human-readable text for a result: snapshots as they are, the rest as key: value."""
     if not isinstance(result, dict):
@@ -332,13 +375,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             command = next(c for c in spec["commands"] if c["name"] == name)
             params = params_from_args(spec, command, args)
+            streamed = StreamLines(sys.stdout, as_json) if command.get("streams") else None
             result = rpc_client.call(
                 settings,
                 name,
                 params,
                 autostart=command["autostart"],
-                on_progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
+                on_progress=streamed or (ProgressLine(sys.stderr) if sys.stderr.isatty() else None),
             )
+            if streamed is not None and isinstance(result, dict):
+                result.pop("events", None)  # printed as they came
     except SteadyhandError as exc:
         return report_error(exc, as_json)
     except KeyboardInterrupt:

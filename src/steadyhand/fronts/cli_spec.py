@@ -84,6 +84,8 @@ def command_spec(command: Command) -> dict[str, Any]:
         "params": params_spec(command.params),
         "autostart": command.autostart,
         "cli_only": False,
+        # Only where true (the CLI prints its progress notes as output): a smaller file.
+        **({"streams": True} if command.streams else {}),
     }
 
 
