@@ -94,11 +94,15 @@ def measure_snapshots(session: DesktopSession, settings: Settings, rounds: int) 
             with app_on(session, [*argv, "--nodes", str(extra)], settings) as pid:
                 everything = call(settings, "desktop.snapshot", app=str(pid), all=True)
                 nodes = everything["snapshot"].count("\n") + 1
-                samples: list[float] = []
-                read = functools.partial(call, settings, "desktop.snapshot", app=str(pid))
+                walks: list[float] = []
+                reused: list[float] = []
+                snapshot = functools.partial(call, settings, "desktop.snapshot", app=str(pid))
                 for _ in range(rounds):
-                    timed(samples, read)
-                print(f"  {label} {nodes:5d} nodes       {summary(samples)}")
+                    timed(walks, functools.partial(snapshot, fresh=True))
+                    if timed(reused, snapshot)["cached"] != [pid]:
+                        raise SystemExit("the snapshot just after a walk was not reused")
+                print(f"  {label} {nodes:5d} nodes  walk {summary(walks)}")
+                print(f"  {label} {nodes:5d} nodes cache {summary(reused)}")
 
 
 def measure_actions(session: DesktopSession, settings: Settings, rounds: int) -> None:

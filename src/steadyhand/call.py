@@ -36,7 +36,6 @@ class Runtime:
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
     metrics: Metrics = field(default_factory=Metrics)
     _desktop: Desktop | None = None
-    _desktop_events: DesktopEvents | None = None
     _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
 
@@ -48,17 +47,15 @@ class Runtime:
     def desktop(self) -> Desktop:
         """The desktop (AT-SPI) side, started on first use."""
         if self._desktop is None:
-            self._desktop = Desktop(self.engine.playwright)
+            self._desktop = Desktop(self.engine.playwright, self.settings.desktop_cache_ms)
             self.wake_webhook()
         return self._desktop
 
     @property
     def desktop_events(self) -> DesktopEvents:
-        """The desktop's event bus; its listeners start with the first watch (or webhook)."""
-        desktop = self.desktop  # first: making it may start the webhook, which makes the bus
-        if self._desktop_events is None:
-            self._desktop_events = DesktopEvents(desktop.worker)
-        return self._desktop_events
+        """The desktop's event bus; its listeners start with the first watch, webhook or
+        cached snapshot."""
+        return self.desktop.events
 
     def wake_webhook(self) -> None:
         """Post desktop events to the `desktop_webhook` URL from now on, when it is set."""

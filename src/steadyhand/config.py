@@ -115,6 +115,7 @@ _KINDS = {
     "approval_webhook": "str",
     "desktop_webhook": "str",
     "desktop_webhook_events": "str",
+    "desktop_cache_ms": "int",
     "log_level": "str",
     "log_stderr_level": "str",
     "log_max_bytes": "int",
@@ -200,6 +201,10 @@ def _defaults() -> dict[str, Any]:
         # the first desktop command. See steadyhand/desktop/events.py.
         "desktop_webhook": "",
         "desktop_webhook_events": "window.created,app.started,app.exited",
+        # A desktop snapshot reuses an application's last walk for this long while no
+        # AT-SPI event of it arrived and no desktop action ran since; 0 = always walk.
+        # Window moves send no event: the time bounds how stale boxes can be.
+        "desktop_cache_ms": 2000,
         # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
         # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
         # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
@@ -264,6 +269,7 @@ class Settings:
     approval_webhook: str
     desktop_webhook: str
     desktop_webhook_events: str
+    desktop_cache_ms: int
     log_level: str
     log_stderr_level: str
     log_max_bytes: int

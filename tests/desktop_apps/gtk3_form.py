@@ -4,13 +4,15 @@ One window, "GTK form": a menu bar (File > Save sets the status to "saved", File
 quits), an entry named "Name", a "Greet" button (status "hello <name>"), a "Subscribe" check
 box, a "Size" combo box (Small/Medium/Large), a status label, and a "Click pad" that has no
 AT-SPI action and counts real mouse clicks into the status ("clicks N"; a press dragged
-more than 8 px before its release says "dragged DX,DY"). `--nodes N` adds N
-buttons ("Item 1" ...) in a scrolled grid, for big-tree benchmarks; `--at X,Y` places the
-window (without a window manager it stays where it is put).
+more than 8 px before its release says "dragged DX,DY"); SIGUSR1 sets the status to
+"signalled N" (a change from outside). `--nodes N` adds N buttons ("Item 1" ...) in a
+scrolled grid, for big-tree benchmarks; `--at X,Y` places the window (without a window
+manager it stays where it is put).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +22,7 @@ from form_args import parse  # the forms run as scripts: their folder is on sys.
 
 gi.require_version("Gdk", "3.0")
 gi.require_version("Gtk", "3.0")
-from gi.repository import Gdk, Gtk  # noqa: E402
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 GRID_COLUMNS = 10
 Say = Callable[[str], None]
@@ -38,6 +40,15 @@ def build(nodes: int) -> Gtk.Window:
 
     def say(text: str) -> None:
         status.set_text(text)
+
+    signals = [0]
+
+    def signalled() -> bool:  # a change from outside steadyhand (SIGUSR1)
+        signals[0] += 1
+        say(f"signalled {signals[0]}")
+        return True  # keep the handler
+
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, signalled)
 
     box.pack_start(menu_bar(say), False, False, 0)
     form = Gtk.Grid(column_spacing=8, row_spacing=6, margin=8)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.desktop.session import DesktopSession
-from tests.conftest import Daemon, make_settings, running_daemon
+from tests.conftest import Daemon, make_settings, running_daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, qt6_form, wait_on_bus
 
 pytestmark = pytest.mark.integration
@@ -105,7 +105,8 @@ def test_a_hung_app_times_out_and_the_daemon_stays_healthy(
     os.kill(gtk_app, signal.SIGSTOP)
     try:
         for method, params in (
-            ("desktop.snapshot", {"app": str(gtk_app)}),
+            # fresh: a walk of the app (its last one, from before it stopped, may be reused)
+            ("desktop.snapshot", {"app": str(gtk_app), "fresh": True}),
             ("desktop.click", {"ref": greet}),
         ):
             started = time.monotonic()
@@ -201,3 +202,29 @@ def test_a_daemon_without_a_desktop_says_how_to_get_one(
             err = d.fail("desktop.apps")
             assert err.code == "action_failed" and "desktop session" in (err.hint or "")
         assert d.call("daemon.status")["pid"] == d.pid()
+
+
+def test_snapshot_reuses_a_walk_until_an_event_an_action_or_its_time(
+    desktop_daemon: Daemon, gtk_app: int
+) -> None:
+    d = desktop_daemon
+    assert d.settings.desktop_cache_ms == 2000
+    first = d.call("desktop.snapshot", app=str(gtk_app))
+    again = d.call("desktop.snapshot", app=str(gtk_app))
+    assert again["cached"] == [gtk_app] and again["snapshot"] == first["snapshot"]
+    assert d.call("desktop.snapshot", app=str(gtk_app), fresh=True)["cached"] == []
+
+    # A change from outside steadyhand: the app's AT-SPI event invalidates its walk.
+    os.kill(gtk_app, signal.SIGUSR1)
+    assert wait_until(lambda: 'label "signalled 1"' in snap(d, gtk_app), 5)
+    assert d.call("desktop.snapshot", app=str(gtk_app))["cached"] == [gtk_app]
+
+    # A desktop action invalidates it too (the app's reaction may come after the reply).
+    d.call("desktop.click", ref=ref_of(snap(d, gtk_app), "push button", "Greet"))
+    after = d.call("desktop.snapshot", app=str(gtk_app))
+    assert after["cached"] == [] and 'label "hello"' in after["snapshot"]
+
+    # And its time: desktop_cache_ms bounds how old a reused walk can be.
+    d.call("desktop.snapshot", app=str(gtk_app))
+    time.sleep(2.1)
+    assert d.call("desktop.snapshot", app=str(gtk_app))["cached"] == []

@@ -62,17 +62,27 @@ async def desktop_transports(call: Call, params: Params) -> TransportsResult:
 class DesktopSnapshotParams(Params):
     app: str | None = Field(None, description="only this application (its name or pid)")
     all: bool = Field(False, description="also what is not on screen (closed menus, hidden)")
+    fresh: bool = Field(
+        False, description="walk every application again, even one whose last walk is fresh"
+    )
 
 
 class DesktopSnapshotResult(Result):
     snapshot: str = Field(description="the tree as text; act on elements by their [ref=dN]")
+    cached: list[int] = Field(
+        default_factory=list,
+        description="pids of applications whose last walk was reused: no AT-SPI event of "
+        "them and no desktop action since, within desktop_cache_ms",
+    )
 
 
 @command("desktop.snapshot", in_browser=False, reads_only=True)
 async def desktop_snapshot(call: Call, params: DesktopSnapshotParams) -> DesktopSnapshotResult:
     """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
-    text = await call.runtime.desktop.snapshot(params.app, params.all, call.deadline)
-    return DesktopSnapshotResult(snapshot=text)
+    text, cached = await call.runtime.desktop.snapshot(
+        params.app, params.all, call.deadline, params.fresh
+    )
+    return DesktopSnapshotResult(snapshot=text, cached=cached)
 
 
 class DesktopRefParams(Params):

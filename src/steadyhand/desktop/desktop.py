@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Playwright
 
 from steadyhand.desktop import see, xinput
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
+from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router
 from steadyhand.desktop.transport import Target, Want
 from steadyhand.desktop.tree import (
@@ -39,10 +41,20 @@ DESKTOP_REF = re.compile(r"d[0-9]+")
 POINT_PART = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
+@dataclass
+class Walked:
+    root: Node
+    generation: int  # the event bus's generation of its application when walked
+    at: float  # time.monotonic() when walked
+
+
 class Desktop:
-    def __init__(self, playwright: Callable[[], Awaitable[Playwright]]) -> None:
+    def __init__(self, playwright: Callable[[], Awaitable[Playwright]], cache_ms: int = 0) -> None:
         self.worker = AtspiWorker()
         self.refs = DesktopRefs()
+        self.events = DesktopEvents(self.worker)
+        self.cache_s = max(0, cache_ms) / 1000
+        self._walks: dict[int, Walked] = {}  # pid -> its last walk
         self.cdp = CdpTransport(playwright)
         self.router = Router(
             self.worker,
@@ -55,12 +67,34 @@ class Desktop:
 
         return await self.worker.run(work, deadline, "listing applications")
 
-    async def snapshot(self, app: str | None, everything: bool, deadline: float) -> str:
-        def work(limit: Deadline) -> str:
+    async def snapshot(
+        self, app: str | None, everything: bool, deadline: float, fresh: bool = False
+    ) -> tuple[str, list[int]]:
+        """The tree as text, and the pids whose last walk was reused (cached)."""
+        reuse = await self._cache_usable(deadline, fresh)
+
+        def work(limit: Deadline) -> tuple[str, list[int]]:
             screen = xinput.screen_size()
-            return "\n".join(render(r, screen, everything) for r in self._walk(app, limit))
+            roots, cached = self._walk(app, limit, reuse)
+            return "\n".join(render(r, screen, everything) for r in roots), cached
 
         return await self.worker.run(work, deadline, "desktop snapshot")
+
+    async def _cache_usable(self, deadline: float, fresh: bool) -> bool:
+        """Whether a walk may be reused: caching is on, and the event bus listens and has
+        taken in every event that reached the daemon so far."""
+        if fresh or not self.cache_s:
+            return False
+        await self.events.start(deadline)
+        await self.events.caught_up(deadline)
+        return True
+
+    def changed(self, pid: int | None = None) -> None:
+        """Something was done to application `pid` (None: to any): walk it again."""
+        if pid is None:
+            self._walks.clear()
+        else:
+            self._walks.pop(pid, None)
 
     async def health(self) -> list[dict[str, Any]]:
         """Each transport in the router's order: whether it works now, and its details."""
@@ -79,7 +113,10 @@ class Desktop:
         target = await self.worker.run(lambda _: self._target(ref), deadline, f"finding {ref}")
         if target.web is not None:
             target.cdp = await self.cdp.endpoint(target.facts.pid)
-        return await self.router.act(target, want, deadline)
+        try:
+            return await self.router.act(target, want, deadline)
+        finally:  # a drop may land in another application
+            self.changed(None if want.kind == "drag" else target.facts.pid)
 
     async def drag(self, ref: str, to: str, deadline: float) -> Acted:
         """Drag the ref's element to another ref's centre, a screen point `X,Y`, or by an
@@ -127,7 +164,7 @@ class Desktop:
         def work(limit: Deadline) -> str:
             found: Node | None = None
             tops: list[str] = []
-            for root in self._walk(app, limit):
+            for root in self._walk(app, limit)[0]:
                 for bar in _all(root, "menu bar"):
                     tops += [c.facts.name for c in bar.children]
                     found = found or _follow(bar, names)
@@ -153,7 +190,7 @@ class Desktop:
             boxes: list[tuple[str, Box]] = []
             if annotate:
                 screen = xinput.screen_size()
-                for root in self._walk(app, limit):
+                for root in self._walk(app, limit)[0]:
                     boxes += [
                         (n.ref, n.facts.box)
                         for n in _shown(root, screen)
@@ -175,7 +212,10 @@ class Desktop:
             xinput.press(keys)
             return "xinput"
 
-        return await self.worker.run(work, deadline, f"desktop press {keys}")
+        try:
+            return await self.worker.run(work, deadline, f"desktop press {keys}")
+        finally:
+            self.changed()  # keys reach whichever application has the focus
 
     def _apps(self, app: str | None) -> list[tuple[str, int, Any]]:
         found = [a for a in applications() if app is None or a[0] == app or str(a[1]) == app]
@@ -187,14 +227,30 @@ class Desktop:
             )
         return found
 
-    def _walk(self, app: str | None, limit: Deadline) -> list[Node]:
-        """Each application's tree (or the one named), its refs handed out."""
-        roots = []
+    def _walk(
+        self, app: str | None, limit: Deadline, reuse: bool = False
+    ) -> tuple[list[Node], list[int]]:
+        """Each application's tree (or the one named), its refs handed out; with `reuse`,
+        an application's last walk while it is fresh. Also the pids reused."""
+        roots, reused = [], []
         for _name, pid, obj in self._apps(app):
+            last = self._walks.get(pid)
+            now = time.monotonic()
+            if (
+                reuse
+                and last is not None
+                and now - last.at < self.cache_s
+                and self.events.generation(pid) == last.generation
+            ):
+                roots.append(last.root)
+                reused.append(pid)
+                continue
+            generation = self.events.generation(pid)  # before: what changes during the walk counts
             root = walk(obj, pid, limit)
             self.refs.assign(root, whole_app=True)
+            self._walks[pid] = Walked(root, generation, now)
             roots.append(root)
-        return roots
+        return roots, reused
 
     def _live(self, ref: str) -> tuple[Node, Facts]:
         """The ref's object, read now. A gone object's ref is tombstoned; a hung
