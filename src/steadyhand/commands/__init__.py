@@ -7,6 +7,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     acting,
     approvals,
     desktop,
+    desktop_windows,
     dialogs,
     evaluate,
     extract,
