@@ -205,11 +205,13 @@ class LaunchResult(Result):
     visible_ms: float | None = Field(description="from start until it showed; null: not waited")
 
 
-@command("desktop.launch", in_browser=False, acts=True, timeout="long")
+@command("desktop.launch", in_browser=False, acts=True, destructive=True, timeout="long")
 async def desktop_launch(call: Call, params: LaunchParams) -> LaunchResult:
     """Start a program on the desktop and wait until it shows a window or is on the bus."""
     name = params.argv[0] if params.argv else ""
     launch.program(params.argv)  # not_found before a log file is made
+    # Nothing starts where there is no desktop to show it: this fails at once without one.
+    await call.runtime.desktop.apps(call.deadline)
     log = await asyncio.to_thread(
         output_path,
         None,
