@@ -27,7 +27,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from subprocess import DEVNULL
 from typing import Any
 
 from steadyhand.config import Settings
@@ -198,10 +197,11 @@ def main() -> None:
             if part in ("all", "windows"):
                 measure_windows(session, settings, rounds)
     if part in ("all", "windows") and shutil.which("openbox"):
-        with DesktopSession() as session:
-            session.launch(["openbox", "--sm-disable"], stdout=DEVNULL, stderr=DEVNULL)
-            with daemon_on(session, root / "state-wm") as settings:
-                measure_windows(session, settings, rounds)
+        with (
+            DesktopSession(window_manager="openbox") as session,
+            daemon_on(session, root / "state-wm") as settings,
+        ):
+            measure_windows(session, settings, rounds)
     shutil.rmtree(root, ignore_errors=True)
 
 

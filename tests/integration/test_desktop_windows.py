@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from steadyhand.desktop.session import DesktopSession
-from tests.conftest import Daemon, make_settings, running_daemon, wait_until
+from tests.conftest import Daemon, make_settings, run_cli, running_daemon, wait_until
 from tests.desktop_env import (
     APPS,
     DEBIAN_PYTHON,
@@ -261,13 +261,10 @@ def wm_desktop(
         reason = "openbox is not installed (apt-get install openbox)"
     if reason is not None:
         pytest.skip(reason)
-    with DesktopSession() as session:
-        session.launch(
-            ["openbox", "--sm-disable"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+    with DesktopSession(window_manager="openbox") as session:
         state = tmp_path_factory.mktemp("wm-state")
         with running_daemon(make_settings(state), session.env) as daemon:
-            assert wait_until(lambda: daemon.call("desktop.windows")["wm"] == "Openbox", 20)
+            assert daemon.call("desktop.windows")["wm"] == "Openbox"  # up before start() returns
             yield session, daemon
 
 
@@ -294,3 +291,17 @@ def test_with_openbox_actions_go_through_the_window_manager(
         closed = d.call("desktop.window.close", id=wid)
         assert closed["verified"] and closed["transport"] == "ewmh"  # openbox kills its client
         assert bare.wait(10) != 0
+
+
+def test_the_session_cli_starts_a_window_manager() -> None:
+    if shutil.which("openbox") is None or skip_reason() is not None:
+        pytest.skip("needs openbox and the desktop programs")
+    script = "xprop -root _NET_SUPPORTING_WM_CHECK"
+    done = run_cli(
+        "desktop", "session", "--wm", "openbox", "--", "sh", "-c", script, env=dict(os.environ)
+    )
+    assert done.rc == 0 and "window id #" in done.out, done
+    missing = run_cli(
+        "desktop", "session", "--wm", "no-such-wm", "--", "true", env=dict(os.environ)
+    )
+    assert missing.rc != 0 and "no-such-wm" in missing.err
