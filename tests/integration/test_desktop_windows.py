@@ -183,7 +183,11 @@ def test_clipboard_round_trips_and_a_gtk_app_shares_it(
     text = "héllo ✓ s3cret\nline two"
     done = d.call("desktop.clipboard.set", text=text)
     assert done == {"selection": "clipboard", "verified": True, "chars": len(text)}
-    assert d.call("desktop.clipboard.get") == {"selection": "clipboard", "text": text}
+    assert d.call("desktop.clipboard.get") == {
+        "selection": "clipboard",
+        "text": text,
+        "has_text": True,
+    }
     d.call("desktop.clipboard.set", text="primary one", selection="primary")
     assert d.call("desktop.clipboard.get", selection="primary")["text"] == "primary one"
     assert d.call("desktop.clipboard.get")["text"] == text  # the two are separate
@@ -272,6 +276,9 @@ def test_with_openbox_actions_go_through_the_window_manager(
     wm_desktop: tuple[DesktopSession, Daemon],
 ) -> None:
     session, d = wm_desktop
+    # A new desktop's selection holds nothing yet: an answer, not an error.
+    nothing = {"selection": "primary", "text": "", "has_text": False}
+    assert d.call("desktop.clipboard.get", selection="primary") == nothing
     with launched(session, gtk3_form()) as gtk, launched(session, qt6_form()) as qt:
         gtk_window, qt_window = window_of(d, gtk.pid), window_of(d, qt.pid)
         assert gtk_window["frame"] is not None  # openbox decorates it

@@ -159,16 +159,15 @@ class ClipboardParams(Params):
 
 class ClipboardText(Result):
     selection: str
-    text: str | None = secret_field(
-        "its text (kept out of the action log); null: it holds none (nothing copied, or no text)"
-    )
+    text: str = secret_field("its text (kept out of the action log); empty when it holds none")
+    has_text: bool = Field(description="false: nothing was copied, or what was is not text")
 
 
 @command("desktop.clipboard.get", in_browser=False, reads_only=True, timeout="short")
 async def desktop_clipboard_get(call: Call, params: ClipboardParams) -> ClipboardText:
     """The text on the X clipboard (or the primary selection), via xclip."""
     text = await clipboard.get(params.selection, call.deadline)
-    return ClipboardText(selection=params.selection, text=text)
+    return ClipboardText(selection=params.selection, text=text or "", has_text=text is not None)
 
 
 class ClipboardSetParams(ClipboardParams):
