@@ -164,6 +164,7 @@ def test_window_ids_unknown_and_malformed(desktop_daemon: Daemon) -> None:
     for bad in ("nope", "0xZZ", "-5", ""):
         assert d.fail("desktop.window.focus", id=bad).code == "bad_request", bad
     assert d.fail("desktop.window.resize", id="0x1", width=0, height=10).code == "bad_request"
+    assert d.fail("desktop.window.move", id="0x1", x=40_000, y=0).code == "bad_request"  # INT16
 
 
 def test_a_window_without_wm_delete_window_cannot_be_closed_without_a_wm(

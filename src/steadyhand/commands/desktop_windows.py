@@ -116,8 +116,8 @@ async def desktop_window_focus(call: Call, params: WindowParams) -> WindowActedR
 
 
 class WindowMoveParams(WindowParams):
-    x: int = Field(description="where its left edge goes (screen pixels)")
-    y: int = Field(description="where its top edge goes (screen pixels)")
+    x: int = Field(ge=-32768, le=32767, description="where its left edge goes (screen pixels)")
+    y: int = Field(ge=-32768, le=32767, description="where its top edge goes (screen pixels)")
 
 
 @command("desktop.window.move", in_browser=False, acts=True)
@@ -129,8 +129,8 @@ async def desktop_window_move(call: Call, params: WindowMoveParams) -> WindowAct
 
 
 class WindowResizeParams(WindowParams):
-    width: int = Field(description="its new width (pixels, without a WM's frame)")
-    height: int = Field(description="its new height (pixels, without a WM's frame)")
+    width: int = Field(ge=1, le=32767, description="its new width (pixels, without a WM's frame)")
+    height: int = Field(ge=1, le=32767, description="its new height (pixels, no WM frame)")
 
 
 @command("desktop.window.resize", in_browser=False, acts=True)
