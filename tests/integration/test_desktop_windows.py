@@ -241,6 +241,17 @@ def test_launch_waits_until_the_app_shows(desktop: DesktopSession, desktop_daemo
         kill_group(pid)
 
 
+def test_launch_finds_the_window_of_a_child_the_program_started(desktop_daemon: Daemon) -> None:
+    form = " ".join(gtk3_form())
+    started = desktop_daemon.call("desktop.launch", argv=["sh", "-c", f"{form}; exit 0"])
+    try:
+        # The window's pid is the shell's child, in the process group the launch made.
+        assert started["windows"] and started["windows"][0]["pid"] != started["pid"]
+        assert os.getpgid(started["windows"][0]["pid"]) == started["pid"]
+    finally:
+        kill_group(started["pid"])
+
+
 def test_launch_of_a_program_that_exits_or_is_missing(desktop_daemon: Daemon) -> None:
     d = desktop_daemon
     err = d.fail("desktop.launch", argv=["sh", "-c", "echo it broke >&2; exit 3"])

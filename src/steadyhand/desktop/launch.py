@@ -78,8 +78,8 @@ async def start(argv: list[str], log: Path) -> asyncio.subprocess.Process:
     try:
         # asyncio's child watcher reaps it whenever it exits, so no zombie is left.
         return await asyncio.create_subprocess_exec(
-            executable,
-            *argv[1:],
+            *argv,
+            executable=executable,  # argv[0] stays as given: some programs go by it
             stdin=subprocess.DEVNULL,
             stdout=fd,
             stderr=subprocess.STDOUT,
