@@ -4,11 +4,12 @@ and a Chromium app's web form through CDP and through keys.
 A private desktop (steadyhand.desktop.session: Xvfb, session bus, accessibility bus), a
 daemon inside it, and the GTK 3 test form (tests/desktop_apps/gtk3_form.py) with extra
 buttons for a ~250-node and a ~1 000-node window (the node count printed is what a
-`desktop snapshot --all` lists). Measured through the daemon's JSON-RPC, as an agent sees
-it; medians and p95 of N rounds, interleaved. The Qt 6 form too when PySide6 is installed.
-Asserts nothing about time.
+`desktop snapshot --all` lists); window move/resize/focus, the clipboard and launch,
+without a window manager and with openbox when it is installed. Measured through the
+daemon's JSON-RPC, as an agent sees it; medians and p95 of N rounds, interleaved. The Qt 6
+form too when PySide6 is installed. Asserts nothing about time.
 
-    .venv/bin/python bench/desktop.py [-n 10]
+    .venv/bin/python bench/desktop.py [-n 10] [--part all|snapshots|actions|web|windows]
 """
 
 from __future__ import annotations
@@ -234,27 +235,95 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+def window_of(settings: Settings, pid: int) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for window in call(settings, "desktop.windows")["windows"]:
+            if window["pid"] == pid and window["viewable"]:
+                return str(window["id"])
+        time.sleep(0.1)
+    raise SystemExit(f"no window of pid {pid}")
+
+
+def measure_windows(session: DesktopSession, settings: Settings, rounds: int) -> None:
+    """Window moves, resizes and focus, the clipboard, and launch until shown."""
+    wm = call(settings, "desktop.windows")["wm"]
+    with app_on(session, GTK, settings) as gtk, app_on(session, QT, settings) as qt:
+        ids = [window_of(settings, gtk), window_of(settings, qt)]
+        kinds: dict[str, Callable[[int], Any]] = {
+            "windows (list)": lambda i: call(settings, "desktop.windows"),
+            "window move": lambda i: call(
+                settings, "desktop.window.move", id=ids[0], x=100 + i % 2 * 50, y=80
+            ),
+            "window resize": lambda i: call(
+                settings, "desktop.window.resize", id=ids[0], width=500 + i % 2 * 40, height=360
+            ),
+            "window focus": lambda i: call(settings, "desktop.window.focus", id=ids[i % 2]),
+            "clipboard set": lambda i: call(settings, "desktop.clipboard.set", text=f"text {i}"),
+            "clipboard get": lambda i: call(settings, "desktop.clipboard.get"),
+        }
+        samples: dict[str, list[float]] = {k: [] for k in kinds}
+        for i in range(rounds):
+            for kind, work in kinds.items():
+                timed(samples[kind], functools.partial(work, i))
+    shown: list[float] = []
+    launched: list[float] = []
+    for _ in range(max(3, rounds // 2)):
+        done = timed(launched, lambda: call(settings, "desktop.launch", argv=GTK))
+        shown.append(done["visible_ms"])
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(done["pid"], signal.SIGTERM)
+        while Path(f"/proc/{done['pid']}").exists():
+            time.sleep(0.05)
+    print(f"windows, clipboard, launch through the daemon (WM: {wm or 'none'}), ms (median / p95):")
+    for kind, values in samples.items():
+        print(f"  {kind:<22}{summary(values)}")
+    print(f"  {'launch GTK (call)':<22}{summary(launched)}")
+    print(f"  {'launch GTK (to shown)':<22}{summary(shown)}")
+
+
+@contextlib.contextmanager
+def daemon_on(session: DesktopSession, root: Path) -> Iterator[Settings]:
+    settings = Settings.load(state_dir=root)
+    rpc_client.start_daemon(settings, session.env)
+    try:
+        yield settings
+    finally:
+        with contextlib.suppress(SteadyhandError):
+            rpc_client.request(settings, "daemon.stop", {}, 30)
+        pid = rpc_client.daemon_pid(settings)
+        if pid is not None:
+            rpc_client.wait_exit(pid, 30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10, help="rounds")
-    rounds = parser.parse_args().n
+    parser.add_argument(
+        "--part", choices=("all", "snapshots", "actions", "web", "windows"), default="all"
+    )
+    args = parser.parse_args()
+    rounds, part = args.n, args.part
     root = Path(tempfile.mkdtemp(prefix="sh-bench-desktop-"))
     started = time.perf_counter()
     with DesktopSession() as session:
         print(f"desktop session up in {(time.perf_counter() - started) * 1000:.0f} ms")
-        settings = Settings.load(state_dir=root / "state")
-        rpc_client.start_daemon(settings, session.env)
-        try:
-            measure_snapshots(session, settings, rounds)
-            measure_actions(session, settings, rounds)
-            measure_scroll(session, settings, rounds)
-            measure_web(session, settings, rounds)
-        finally:
-            with contextlib.suppress(SteadyhandError):
-                rpc_client.request(settings, "daemon.stop", {}, 30)
-            pid = rpc_client.daemon_pid(settings)
-            if pid is not None:
-                rpc_client.wait_exit(pid, 30)
+        with daemon_on(session, root / "state") as settings:
+            if part in ("all", "snapshots"):
+                measure_snapshots(session, settings, rounds)
+            if part in ("all", "actions"):
+                measure_actions(session, settings, rounds)
+                measure_scroll(session, settings, rounds)
+            if part in ("all", "web"):
+                measure_web(session, settings, rounds)
+            if part in ("all", "windows"):
+                measure_windows(session, settings, rounds)
+    if part in ("all", "windows") and shutil.which("openbox"):
+        with (
+            DesktopSession(window_manager="openbox") as session,
+            daemon_on(session, root / "state-wm") as settings,
+        ):
+            measure_windows(session, settings, rounds)
     shutil.rmtree(root, ignore_errors=True)
 
 

@@ -421,6 +421,8 @@ async def _record(
     params = {k: v for k, v in raw.items() if k != "session"}
     params = redact(params, call.redactions if call else whole(command))
     full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
+    if error is None and full is not None and command.sensitive_result:
+        full = redact(full, [(name,) for name in command.sensitive_result])
     outcome = full.get("data", {}) if error is not None and full else full or {}
     duration_ms = round((time.monotonic() - started) * 1000, 3)
     retries = int(outcome.get("retries", 0) or 0)

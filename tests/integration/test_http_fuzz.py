@@ -1,7 +1,8 @@
 """Fuzz every operation of the live OpenAPI document with schemathesis: no 500s, ever.
 
-Each operation (but `daemon.stop`) gets a few positive and negative cases, sent with the
-token to a real `serve --http` on a real daemon. Half of the cases act in a session with
+Each operation (but `daemon.stop`, and `desktop.launch`, which would start whatever program
+a case names) gets a few positive and negative cases, sent with the token to a real
+`serve --http` on a real daemon. Half of the cases act in a session with
 the form page open, so they reach the page rather than stopping at `unknown_session`.
 The daemon runs with short deadlines and approval waits so no case runs long, in a state
 dir of its own (also its working directory); file paths a case asks to write are moved
@@ -40,7 +41,7 @@ pytestmark = pytest.mark.integration
 
 EXAMPLES = 15  # per operation, positive and negative together
 LIVE = "fuzz"
-SKIP = {"daemon.stop"}  # it would end the run
+SKIP = {"daemon.stop", "desktop.launch"}  # it would end the run, or start programs
 # A page's failure, not ours: a URL that does not load, a deadline the case chose.
 GATEWAY = {(502, "navigation_failed"), (504, "timeout")}
 MAX_CASE_MS = 2_000

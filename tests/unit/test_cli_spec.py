@@ -170,3 +170,35 @@ def test_progress_is_one_line_rewritten_in_place() -> None:
     line(10, 40, "report")
     line(40, 40, "report")
     assert out.getvalue() == "\rreport: 10/40 (25%)\rreport: 40/40 (100%)\n"
+
+
+def test_three_word_commands_nest_under_their_groups(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse(["desktop", "window", "move", "0x1a00003", "--x", "10", "--y", "-5"]) == (
+        "desktop.window.move",
+        {"id": "0x1a00003", "x": 10, "y": -5},
+    )
+    assert parse(["desktop", "clipboard", "set", "hi", "--selection", "primary"]) == (
+        "desktop.clipboard.set",
+        {"text": "hi", "selection": "primary"},
+    )
+    assert parse(["desktop", "windows", "--app", "gedit"]) == ("desktop.windows", {"app": "gedit"})
+    assert parse(["desktop", "launch", "--no-wait", "--", "app", "--flag"]) == (
+        "desktop.launch",
+        {"argv": ["app", "--flag"], "wait": False},
+    )
+    for argv in (["desktop", "window"], ["desktop", "window", "fly", "0x1"]):
+        with pytest.raises(SteadyhandError) as info:
+            parse(argv)
+        assert info.value.code == "bad_request", argv
+    spec = cli.load_spec()
+    argv = ["desktop", "window", "--help"]
+    with pytest.raises(SystemExit):
+        cli.build_parser(spec, cli.relevant_commands(spec, argv)).parse_args(argv)
+    shown = capsys.readouterr().out
+    assert all(word in shown for word in ("focus", "move", "resize", "close")), shown
+
+
+def test_clipboard_text_is_secret_in_params_and_result() -> None:
+    assert COMMANDS["desktop.clipboard.set"].sensitive == ("text",)
+    assert COMMANDS["desktop.clipboard.get"].sensitive_result == ("text",)
+    assert COMMANDS["desktop.windows"].sensitive_result == ()

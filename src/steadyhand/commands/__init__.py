@@ -8,6 +8,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     approvals,
     desktop,
     desktop_events,
+    desktop_windows,
     dialogs,
     evaluate,
     extract,

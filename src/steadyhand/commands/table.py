@@ -65,6 +65,7 @@ class Command:
     creates_session: bool  # may start the session it names
     autostart: bool  # calling it from the CLI starts the daemon when none runs
     sensitive: tuple[str, ...]  # params redacted unless the handler proves them harmless
+    sensitive_result: tuple[str, ...]  # result fields kept out of the log and the store
     timeout: str  # the deadline tier when the caller gives no --timeout
     acts: bool  # acts on the page: a failure leaves a screenshot as evidence
     reads_only: bool  # changes nothing anywhere (MCP's readOnlyHint)
@@ -111,6 +112,7 @@ def command(
             creates_session=creates_session,
             autostart=autostart,
             sensitive=sensitive_fields(params),
+            sensitive_result=sensitive_fields(hints["return"]),
             timeout=timeout,
             acts=acts,
             reads_only=reads_only,
@@ -132,13 +134,21 @@ def positional(description: str, default: Any = ..., sensitive: bool = False) ->
     return Field(default, description=description, json_schema_extra=extra)
 
 
-def sensitive_fields(params: type[Params]) -> tuple[str, ...]:
-    """Params declared `sensitive`: redacted whole until a handler reveals them."""
+def sensitive_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """Params declared `sensitive` (redacted whole until a handler reveals them), or result
+    fields declared `secret_field` (the caller gets them; the log and the store do not)."""
     return tuple(
         name
-        for name, field in params.model_fields.items()
+        for name, field in model.model_fields.items()
         if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("sensitive")
     )
+
+
+def secret_field(description: str, default: Any = ...) -> Any:
+    """A result field that may carry a secret (a copied password): it reaches the caller,
+    and is redacted from the action log and the store."""
+    extra: dict[str, JsonValue] = {"sensitive": True}
+    return Field(default, description=description, json_schema_extra=extra)
 
 
 def file_path(description: str, positional: bool = False) -> Any:

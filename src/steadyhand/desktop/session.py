@@ -4,7 +4,9 @@
 environment: a session bus (`dbus-daemon --session` on a socket in a private runtime dir;
 DBUS_SESSION_BUS_ADDRESS is always set, so nothing autolaunches a stray bus), Xvfb on a
 free display (`-displayfd`), and `at-spi-bus-launcher --launch-immediately`; it then turns
-accessibility on (org.a11y.Status.IsEnabled) and waits until the a11y registry answers.
+accessibility on (org.a11y.Status.IsEnabled) and waits until the a11y registry answers;
+with `window_manager` (e.g. "openbox") it then starts that and waits until it manages the
+display.
 Programs started with `launch` see the session's `env`; `close` stops everything the
 session started (see procs.py) and removes its directory.
 """
@@ -26,7 +28,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from steadyhand.desktop import procs
-from steadyhand.desktop.gi_path import INSTALL_HINT
+from steadyhand.desktop.gi_path import INSTALL_HINT, ensure_gi
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 AT_SPI_BUS_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
@@ -68,8 +70,16 @@ def parse_size(text: str) -> tuple[int, int]:
 class DesktopSession:
     """A private headless desktop; a context manager. `env` is for its programs."""
 
-    def __init__(self, size: str = "1280x800", start_timeout_s: float = START_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        size: str = "1280x800",
+        start_timeout_s: float = START_TIMEOUT_S,
+        window_manager: str | None = None,
+    ) -> None:
         self.width, self.height = parse_size(size)
+        # A program (openbox) started once the display is up; none by default: toolkit
+        # windows then sit where their applications put them and take focus as told.
+        self.window_manager = window_manager
         self.start_timeout_s = start_timeout_s
         self.mark = secrets.token_hex(8)
         self.root = Path(tempfile.mkdtemp(prefix="steadyhand-desktop-"))  # mode 0700
@@ -98,6 +108,8 @@ class DesktopSession:
     def start(self) -> None:
         """Start bus, display and a11y bus; return once the a11y registry answers."""
         missing = missing_programs()
+        if self.window_manager and shutil.which(self.window_manager) is None:
+            missing.append(self.window_manager)
         if missing:
             self._remove_root()
             raise SteadyhandError(
@@ -117,6 +129,9 @@ class DesktopSession:
             self.env["DISPLAY"] = self.display
             self._start("at-spi-bus-launcher", [AT_SPI_BUS_LAUNCHER, "--launch-immediately"])
             self.a11y_address = self._wait_a11y_bus(deadline)
+            if self.window_manager:
+                self._start("window-manager", [self.window_manager])
+                self._wait_window_manager(deadline)
         except BaseException:
             for fd in pipes.values():
                 os.close(fd)
@@ -300,6 +315,23 @@ class DesktopSession:
             deadline,
         )
         return address
+
+    def _wait_window_manager(self, deadline: float) -> None:
+        """Wait until an EWMH window manager has announced itself on the root window."""
+        ensure_gi()  # python3-xlib lives beside gi in Debian's dist-packages
+        from Xlib import display
+
+        screen = display.Display(self.display)
+        try:
+            check = screen.intern_atom("_NET_SUPPORTING_WM_CHECK")
+            while screen.screen().root.get_full_property(check, 0) is None:
+                self._check_children()
+                if time.monotonic() > deadline:
+                    when = f"did not take the display within {self.start_timeout_s} s"
+                    raise self._failed("window-manager", when, ErrorCode.TIMEOUT)
+                time.sleep(0.02)
+        finally:
+            screen.close()
 
     def _retry(self, args: list[str], deadline: float) -> str:
         """A gdbus call, again until it answers or the deadline passes."""

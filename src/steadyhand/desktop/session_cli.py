@@ -1,4 +1,5 @@
-"""`steadyhand desktop session [--size WxH] -- CMD ARGS...`: CMD in a private desktop.
+"""`steadyhand desktop session [--size WxH] [--wm openbox] -- CMD ARGS...`: CMD in a private
+desktop.
 
 A process wrapper, not a daemon command: it starts a DesktopSession, runs CMD in the
 foreground with the session's environment, stops everything the session started once CMD
@@ -32,6 +33,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--size", default="1280x800", help="screen size WIDTHxHEIGHT")
     parser.add_argument(
+        "--wm",
+        metavar="PROGRAM",
+        help="start this window manager (e.g. openbox) on the desktop; default: none",
+    )
+    parser.add_argument(
         "--verbose", action="store_true", help="print the session's variables on stderr"
     )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS")
@@ -47,7 +53,7 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     _become_subreaper()
     try:
-        with DesktopSession(args.size) as session:
+        with DesktopSession(args.size, window_manager=args.wm) as session:
             if args.verbose:
                 for name in EXPORTED:
                     print(f"{name}={session.env[name]}", file=sys.stderr)

@@ -94,25 +94,31 @@ def build_parser(spec: Spec, commands: list[Spec]) -> Parser:
         "4 timeout or navigation, 5 browser, 6 daemon, 7 policy, 1 internal.",
     )
     _global_options(parser, spec["globals"], None)
+    # A group for every prefix of a dotted name: `desktop.window.focus` is
+    # `desktop window focus`.
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     plain = {c["name"]: c["doc"] for c in spec["commands"]}
     for command in commands:
         words = command["name"].split(".")
         holder = top
-        if len(words) == 2:
-            if words[0] not in groups:
-                about = f"{words[0]} commands"
-                if words[0] in plain:  # `trace [SESSION]` and `trace start|stop`
+        for depth in range(1, len(words)):
+            prefix = ".".join(words[:depth])
+            if prefix not in groups:
+                about = f"{prefix.replace('.', ' ')} commands"
+                if prefix in plain:  # `trace [SESSION]` and `trace start|stop`
                     subs = [
-                        c["name"] for c in spec["commands"] if c["name"].startswith(words[0] + ".")
+                        c["name"] for c in spec["commands"] if c["name"].startswith(prefix + ".")
                     ]
-                    about = f"{plain[words[0]]} (also: {', '.join(subs).replace('.', ' ')})"
-                group = top.add_parser(words[0], help=about)
-                groups[words[0]] = group.add_subparsers(
-                    dest="subcommand", metavar="SUBCOMMAND", parser_class=Parser, required=True
+                    about = f"{plain[prefix]} (also: {', '.join(subs).replace('.', ' ')})"
+                group = holder.add_parser(words[depth - 1], help=about)
+                groups[prefix] = group.add_subparsers(
+                    dest=f"subcommand{depth}",
+                    metavar="SUBCOMMAND",
+                    parser_class=Parser,
+                    required=True,
                 )
-            holder = groups[words[0]]
+            holder = groups[prefix]
         sub = holder.add_parser(
             words[-1], help=command["doc"], description=command["doc"], parents=[common]
         )
