@@ -228,3 +228,24 @@ def test_snapshot_reuses_a_walk_until_an_event_an_action_or_its_time(
     d.call("desktop.snapshot", app=str(gtk_app))
     time.sleep(2.1)
     assert d.call("desktop.snapshot", app=str(gtk_app))["cached"] == []
+
+
+def test_a_window_on_top_hides_the_refs_under_it_and_snapshots_by_window(
+    desktop: DesktopSession, desktop_daemon: Daemon, gtk_app: int, tmp_path: Path
+) -> None:
+    """Without a window manager both forms sit at (0, 0): the one started last is on top."""
+    d = desktop_daemon
+    below = ref_of(snap(d, gtk_app), "push button", "Greet")
+    with launched(desktop, gtk3_form()) as top:
+        wait_on_bus(desktop, top.pid, "push button", "Greet")
+        above = ref_of(snap(d, top.pid), "push button", "Greet")
+        seen = d.call("desktop.see", annotate=True, path=str(tmp_path / "both.png"))
+        boxed = {b["ref"] for b in seen["boxes"]}
+        assert above in boxed and below not in boxed  # covered: not boxed
+
+        window = next(w for w in d.call("desktop.windows")["windows"] if w["pid"] == top.pid)
+        only = d.call("desktop.snapshot", window=window["id"])["snapshot"]
+        assert only.startswith('- frame "GTK form"')
+        assert ref_of(only, "push button", "Greet") == above and f"ref={below}]" not in only
+        missing = d.fail("desktop.snapshot", window="0x7fffff0")
+        assert missing.code == "not_found" and str(gtk_app) in (missing.hint or "")

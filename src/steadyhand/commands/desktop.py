@@ -65,6 +65,9 @@ class DesktopSnapshotParams(Params):
     fresh: bool = Field(
         False, description="walk every application again, even one whose last walk is fresh"
     )
+    window: str | None = Field(
+        None, description="only this top-level window (its id, from `desktop windows`)"
+    )
 
 
 class DesktopSnapshotResult(Result):
@@ -80,7 +83,7 @@ class DesktopSnapshotResult(Result):
 async def desktop_snapshot(call: Call, params: DesktopSnapshotParams) -> DesktopSnapshotResult:
     """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
     text, cached = await call.runtime.desktop.snapshot(
-        params.app, params.all, call.deadline, params.fresh
+        params.app, params.all, call.deadline, params.fresh, params.window
     )
     return DesktopSnapshotResult(snapshot=text, cached=cached)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.async_api import Playwright
 
-from steadyhand.desktop import see, xinput
+from steadyhand.desktop import see, windows, xinput
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router
@@ -68,14 +68,25 @@ class Desktop:
         return await self.worker.run(work, deadline, "listing applications")
 
     async def snapshot(
-        self, app: str | None, everything: bool, deadline: float, fresh: bool = False
+        self,
+        app: str | None,
+        everything: bool,
+        deadline: float,
+        fresh: bool = False,
+        window: str | None = None,
     ) -> tuple[str, list[int]]:
-        """The tree as text, and the pids whose last walk was reused (cached)."""
+        """The tree as text (of every app, one app, or one top-level window), and the pids
+        whose last walk was reused (cached)."""
         reuse = await self._cache_usable(deadline, fresh)
 
         def work(limit: Deadline) -> tuple[str, list[int]]:
             screen = xinput.screen_size()
-            roots, cached = self._walk(app, limit, reuse)
+            if window is None:
+                roots, cached = self._walk(app, limit, reuse)
+            else:
+                shown = windows.find(windows.parse_id(window))[1]
+                roots, cached = self._walk(_pid_of(shown), limit, reuse)
+                roots = [_frame_of(roots[0], shown)]
             return "\n".join(render(r, screen, everything) for r in roots), cached
 
         return await self.worker.run(work, deadline, "desktop snapshot")
@@ -190,11 +201,15 @@ class Desktop:
             boxes: list[tuple[str, Box]] = []
             if annotate:
                 screen = xinput.screen_size()
+                stack = windows.stacking()
                 for root in self._walk(app, limit)[0]:
                     boxes += [
                         (n.ref, n.facts.box)
                         for n in _shown(root, screen)
-                        if n.ref and n.facts.box and n.facts.role not in WHOLE_WINDOWS
+                        if n.ref
+                        and n.facts.box
+                        and n.facts.role not in WHOLE_WINDOWS
+                        and not _covered(n.facts, stack)
                     ]
             canvas = see.grab()
             see.annotate(canvas, boxes)
@@ -277,6 +292,47 @@ def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
         found.append(node)
         stack.extend(node.children)
     return found
+
+
+def _pid_of(window: windows.WindowFacts) -> str:
+    if window.pid is None:
+        raise SteadyhandError(
+            ErrorCode.NOT_FOUND,
+            f"window {window.summary()} names no process (_NET_WM_PID), so its application "
+            "on the accessibility bus is unknown",
+            "snapshot its application with --app NAME (`desktop apps` lists them)",
+        )
+    return str(window.pid)
+
+
+def _frame_of(root: Node, window: windows.WindowFacts) -> Node:
+    """The application's top-level accessible that is this X window: its title, and of
+    several so titled, the one whose box is nearest the window's corner."""
+    tops = [c for c in root.children if c.facts.role in (*WHOLE_WINDOWS, "alert")]
+    titled = [c for c in tops if c.facts.name == " ".join(window.title.split())]
+
+    def distance(node: Node) -> int:
+        box = node.facts.box
+        return abs(box.x - window.x) + abs(box.y - window.y) if box else 2**31
+
+    if not titled:
+        raise SteadyhandError(
+            ErrorCode.NOT_FOUND,
+            f"no window titled {window.title!r} in {root.facts.name!r} on the accessibility bus",
+            "its windows: "
+            + (", ".join(repr(t.facts.name) for t in tops) or "none")
+            + "; snapshot the whole application with --app",
+        )
+    return min(titled, key=distance)
+
+
+def _covered(facts: Facts, stack: list[windows.WindowFacts]) -> bool:
+    """Whether another application's window is on top at the centre of the element's box
+    (without a window manager every window sits where its app put it, often at 0,0)."""
+    if facts.box is None:
+        return False
+    top = windows.top_window_at(stack, *facts.box.centre)
+    return top is not None and top.pid is not None and top.pid != facts.pid
 
 
 def _all(root: Node, role: str) -> list[Node]:

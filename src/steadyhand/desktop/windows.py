@@ -224,6 +224,28 @@ def list_windows(everything: bool = False) -> list[WindowFacts]:
     return [f for f in found if f is not None]
 
 
+def stacking() -> list[WindowFacts]:
+    """The viewable top-level windows from the bottom of the stack to the top."""
+    root = xinput.display().screen().root
+    if wm_window() is not None:
+        listed = _property(root, "_NET_CLIENT_LIST_STACKING")
+        if listed is not None:
+            d = xinput.display()
+            windows = [d.create_resource_object("window", int(w)) for w in listed]
+            found = [read(w) for w in windows]
+            return [f for f in found if f is not None and f.viewable]
+    # Without a window manager the root's children come in stacking order, bottom first.
+    return [f for f in list_windows() if f.viewable]
+
+
+def top_window_at(stack: list[WindowFacts], x: int, y: int) -> WindowFacts | None:
+    """The window on top at screen point (x, y) of a `stacking()` list."""
+    for window in reversed(stack):
+        if window.x <= x < window.x + window.width and window.y <= y < window.y + window.height:
+            return window
+    return None
+
+
 def find(window_id: int) -> tuple[Any, WindowFacts]:
     """The top-level window with this id, read now; not_found lists the ones there are."""
     for window in _candidates(everything=True):
