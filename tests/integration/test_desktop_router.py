@@ -9,6 +9,7 @@ EditableText) is filled through CDP; without one, by real keys (X input).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ import pytest
 
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.engine.chromium import find_chromium
+from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.integration.test_desktop import ref_of, snap
@@ -139,3 +141,65 @@ def test_chromium_app_routes_through_cdp_or_keys(
     plan = d.call("desktop.select", ref=ref_of(page, "combo box", "Plan"), value="Pro")
     assert plan["verified"] and plan["value"] == "Pro", plan
     assert re.search(r'combo box "Plan"[^\n]*: Pro', snap(d, pid))
+
+
+@pytest.fixture
+def debuggable_app(
+    desktop: DesktopSession, chromium_path: str, site: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    with tempfile.TemporaryDirectory() as profile:
+        url = f"{site}/desktop_web_form.html"
+        app = chromium_app(desktop, chromium_path, url, profile, debug_port=True)
+        try:
+            wait_on_bus(desktop, app.pid, "check box", "Agree")
+            yield app
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+
+
+def test_an_attached_app_is_a_browser_session_that_close_leaves_running(
+    desktop_daemon: Daemon, debuggable_app: subprocess.Popen[bytes]
+) -> None:
+    d, pid = desktop_daemon, debuggable_app.pid
+    attached = d.call("desktop.attach", app=str(pid), session="webform")
+    assert attached["session"] == "webform" and attached["pid"] == pid
+    assert attached["endpoint"].startswith("http://127.0.0.1:")
+    assert [t["title"] for t in attached["tabs"]] == ["Web form"]
+
+    # The browser commands reach the application's page, with e-refs.
+    page = d.snapshot("webform")
+    d.call("type", session="webform", ref=find_ref(page, "textbox", "Email"), text="lin@x.org")
+    d.call("click", session="webform", ref=find_ref(page, "button", "Send"))
+    assert "sent lin@x.org" in d.snapshot("webform")
+    assert d.fail("desktop.attach", app=str(pid), session="webform").code == "bad_request"
+    assert d.fail("session.suspend", name="webform").code == "bad_request"
+
+    d.call("close", session="webform")  # detaches: the application runs on
+    assert debuggable_app.poll() is None
+    assert f"pid={pid}]" in d.call("desktop.snapshot", app=str(pid))["snapshot"]
+
+    # Attached again by its endpoint; the application quitting loses the session, saying so.
+    d.call("desktop.attach", app=attached["endpoint"], session="webform")
+    os.killpg(pid, signal.SIGTERM)
+    debuggable_app.wait(10)
+
+    def status() -> str:
+        rows = d.call("sessions")["sessions"]
+        return next((r["status"] for r in rows if r["name"] == "webform"), "")
+
+    assert wait_until(lambda: status() == "lost", 10), status()
+    err = d.fail("snapshot", session="webform")
+    assert err.code == "browser_crashed" and "quit" in err.message, err
+
+
+def test_attach_refuses_apps_without_a_debugging_port_and_remote_endpoints(
+    desktop_daemon: Daemon, gtk_grid: int
+) -> None:
+    d = desktop_daemon
+    no_port = d.fail("desktop.attach", app=str(gtk_grid), session="gtk")
+    assert no_port.code == "not_actionable" and "--remote-debugging-port" in (no_port.hint or "")
+    remote = d.fail("desktop.attach", app="http://10.0.0.7:9222", session="remote")
+    assert remote.code == "bad_request"
+    assert d.fail("desktop.attach", app="no-such-app", session="x").code == "not_found"

@@ -8,11 +8,13 @@ Refs look like `d7` and belong to the desktop, not to a browser tab.
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import urlsplit
 
 from pydantic import Field, JsonValue
 
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
+from steadyhand.commands.results import TabInfo, tab_infos
 from steadyhand.commands.table import Params, Result, command, file_path, positional
 from steadyhand.desktop.router import Acted
 from steadyhand.desktop.transport import Want
@@ -251,4 +253,65 @@ async def desktop_see(call: Call, params: DesktopSeeParams) -> DesktopSeen:
         path=str(path),
         bytes=len(png),
         boxes=[Boxed(ref=r, x=b.x, y=b.y, width=b.width, height=b.height) for r, b in boxes],
+    )
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class DesktopAttachParams(Params):
+    app: str = positional(
+        "the application: its name or pid on the accessibility bus, or its CDP endpoint "
+        "http://127.0.0.1:PORT"
+    )
+
+
+class DesktopAttached(Result):
+    session: str = Field(description="use it with the browser commands: --session NAME")
+    endpoint: str
+    pid: int | None = Field(description="the application's process, when found on the bus")
+    tabs: list[TabInfo] = Field(description="its pages, as the session's tabs")
+
+
+@command("desktop.attach", in_browser=False, timeout="medium")
+async def desktop_attach(call: Call, params: DesktopAttachParams) -> DesktopAttached:
+    """Attach a Chromium or Electron app (its debugging port) as a browser session."""
+    pid, endpoint = await _endpoint_of(call, params.app)
+    session = await call.runtime.engine.attach(call.session_name, endpoint, call.deadline)
+    return DesktopAttached(
+        session=session.name, endpoint=endpoint, pid=pid, tabs=await tab_infos(session)
+    )
+
+
+async def _endpoint_of(call: Call, app: str) -> tuple[int | None, str]:
+    """(pid, CDP endpoint) of an application named on the bus, or of an endpoint given."""
+    if "://" in app:
+        url = urlsplit(app)
+        if url.scheme not in ("http", "ws") or url.hostname not in LOOPBACK or not url.port:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"{app!r} is not a debugging endpoint on this machine's loopback",
+                "give http://127.0.0.1:PORT (a debugging port open to the network is not used)",
+            )
+        return None, f"http://{url.netloc}"
+    found = [
+        a
+        for a in await call.runtime.desktop.apps(call.deadline)
+        if app in (a["name"], str(a["pid"]))
+    ]
+    if not found:
+        raise SteadyhandError(
+            ErrorCode.NOT_FOUND,
+            f"no application {app!r} on the accessibility bus",
+            "`desktop apps` lists them; or give its endpoint http://127.0.0.1:PORT",
+        )
+    for candidate in found:
+        endpoint = await call.runtime.desktop.cdp.endpoint(candidate["pid"])
+        if endpoint is not None:
+            return int(candidate["pid"]), endpoint
+    raise SteadyhandError(
+        ErrorCode.NOT_ACTIONABLE,
+        f"{app!r} (pid {', '.join(str(a['pid']) for a in found)}) has no debugging port on "
+        "loopback",
+        "start it with --remote-debugging-port=0 (Chromium, Electron) to attach to it",
     )

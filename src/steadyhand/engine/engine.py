@@ -148,6 +148,49 @@ class Engine:
         self.health.watch(session)
         return session
 
+    async def attach(self, name: str, endpoint: str, deadline: float) -> Session:
+        """A session on a running Chromium or Electron application's own browser, through
+        its debugging port: its pages are the session's tabs. No checkpoints (the app keeps
+        its state, and its cookies are not ours to store), no recovery, and closing the
+        session leaves the application running."""
+        check_session_name(name)
+        if self.pool.get(name) is not None or name in self._suspended:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"session {name!r} already exists",
+                "attach under another name (--session NAME), or close that session first",
+            )
+
+        async def opener(name: str, _profile: str | None, _state: Any) -> Session:
+            playwright = await self.playwright()
+            timeout = max(1.0, (deadline - time.monotonic()) * 1000)
+            try:
+                browser = await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout)
+            except Exception as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+                raise SteadyhandError(
+                    ErrorCode.ACTION_FAILED,
+                    f"cannot attach to {endpoint}: {first}",
+                    "is the application still running with its --remote-debugging-port?",
+                ) from exc
+            context = browser.contexts[0]
+            session = Session(
+                name,
+                context,
+                download_path=named_as_artifacts(self.settings.artifacts_dir, name),
+                dialog_policy=self.settings.dialogs,
+                attached=endpoint,
+            )
+            for page in context.pages:
+                session.adopt(page)
+            context.on("close", lambda _ctx: self._on_context_close(session))
+            return session
+
+        session = await self.pool.acquire(name, opener=opener)
+        self._lost.pop(name, None)
+        await asyncio.to_thread(self.store.set_session_status, name, "active", "")
+        return session
+
     async def _launch_profile(self, profile: str, viewport: dict[str, int]) -> BrowserContext:
         path = find_chromium(self.settings.chromium)
         self._check_display()
@@ -232,7 +275,10 @@ class Engine:
         self._suspended |= names
 
     async def checkpoint(self, session: Session, reason: str) -> Checkpoint | None:
-        """Store the session's state now; None (logged) when the page does not answer."""
+        """Store the session's state now; None (logged) when the page does not answer, and
+        for an attached session (the application keeps its own state)."""
+        if session.attached is not None:
+            return None
         viewport = self._viewport()
         current = session.current_tab_id
         if current is not None:
@@ -263,6 +309,13 @@ class Engine:
     async def suspend(self, name: str) -> Checkpoint:
         """Checkpoint a live session, close it and free its slot; `restore` brings it back."""
         session = await self.session(name)
+        if session.attached is not None:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"session {name!r} is attached to a running application, which keeps its own "
+                "state: there is nothing to suspend",
+                f"`close --session {name}` detaches (the application keeps running)",
+            )
         saved = await self.checkpoint(session, "suspend")
         if saved is None:  # closing now would lose the state: keep the session as it is
             raise SteadyhandError(
@@ -390,6 +443,15 @@ class Engine:
         if session.closing or self._closing or self.pool.get(session.name) is not session:
             return
         self.pool.drop(session.name)
+        if session.attached is not None:  # the application quit: not ours to restart
+            self._lost[session.name] = (
+                f"the application attached at {session.attached} quit or closed its debugging port"
+            )
+            log.warning("session %s lost: %s", session.name, self._lost[session.name])
+            asyncio.get_running_loop().create_task(
+                asyncio.to_thread(self.store.set_session_status, session.name, "lost")
+            )
+            return
         if session.profile is not None:
             self.profiles.unlock(session.profile)
         elif self._browser is not None and session.context.browser is self._browser:
@@ -440,6 +502,8 @@ class Engine:
         if close_first and previous is not None:
             await self._release(previous)
         try:
+            if previous is not None and previous.attached is not None:
+                raise RuntimeError("steadyhand does not restart an application it attached to")
             checkpoint = await asyncio.to_thread(self.store.latest_checkpoint, name)
             if checkpoint is None:
                 raise RuntimeError("it had no checkpoint")
@@ -473,7 +537,8 @@ class Engine:
         for session in sessions:
             if session.profile is not None:
                 self.profiles.unlock(session.profile)
-            await asyncio.to_thread(self.store.set_session_status, session.name, "suspended")
+            status = "closed" if session.attached is not None else "suspended"
+            await asyncio.to_thread(self.store.set_session_status, session.name, status)
         if self._browser is not None:
             try:
                 await asyncio.wait_for(self._browser.close(), 10)

@@ -75,8 +75,10 @@ class Pool:
         profile: str | None = None,
         state: dict[str, Any] | None = None,
         wait_ms: float | None = None,
+        opener: Opener | None = None,
     ) -> Session:
-        """The live session `name`, opened when there is none (waiting for a free slot)."""
+        """The live session `name`, opened when there is none (waiting for a free slot);
+        `opener` instead of the pool's own (an attached session is made differently)."""
         existing = self._sessions.get(name)
         if existing is not None:
             if profile is not None and existing.profile != profile:
@@ -95,7 +97,7 @@ class Pool:
         self._opening[name] = future
         try:
             await self._slot(name, self.wait_ms if wait_ms is None else wait_ms)
-            session = await self._open(name, profile, state)
+            session = await (opener or self._open)(name, profile, state)
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # retrieved: a lone opener must not log "never retrieved"

@@ -67,10 +67,15 @@ class Session:
         download_path: Callable[[str], Path] | None = None,
         dialog_policy: str = "report",
         profile: str | None = None,
+        *,
+        attached: str | None = None,
     ) -> None:
         self.name = name
         self.context = context
         self.profile = profile  # a persistent profile's name; None for a throwaway context
+        # The CDP endpoint of a running application this session is attached to (its own
+        # browser, not ours): closing the session leaves the application as it is.
+        self.attached = attached
         self.download_path = download_path or named_in(Path("downloads") / name)
         self.dialog_policy = dialog_policy
         self.created_at = time.time()
@@ -160,6 +165,8 @@ class Session:
 
     async def close(self) -> None:
         self.closing = True
+        if self.attached is not None:
+            return  # its pages and the application are not ours to close
         if self.tracing_since is not None and self.unsaved_trace_path is not None:
             # A trace still recording is saved rather than lost with the context.
             path = self.unsaved_trace_path()
