@@ -12,7 +12,6 @@ import time
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import Field
 
 from steadyhand.actions.retry import Retryable
@@ -137,10 +136,11 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
         async def click(ms: float) -> None:
             try:
                 await aim.handle.click(timeout=ms, **options)
-            except PlaywrightTimeout as exc:
-                # Dispatched, then the wait for the navigation it started ran out: the
-                # click happened (a slow server, a loaded machine); clicking again would
-                # act twice or find the page gone. The result reports where the tab is.
+            except PlaywrightError as exc:  # a PlaywrightTimeout too
+                # Dispatched, then the wait for the navigation it started ran out or lost
+                # its document: the click happened (a slow server, a loaded machine);
+                # clicking again would act twice or find the page gone (a retry once
+                # failed with stale_ref so, under load). The result reports where the tab is.
                 if CLICK_DONE not in str(exc):
                     raise
 
