@@ -15,10 +15,12 @@ import re
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from steadyhand.desktop.cdp_ports import probe
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.engine.chromium import find_chromium
 from steadyhand.snapshot.lookup import find_ref
@@ -60,6 +62,7 @@ def test_scroll_drag_and_focus_on_gtk(desktop_daemon: Daemon, gtk_grid: int) -> 
     assert "atspi: skipped" in dragged["tried"][0]
     assert wait_until(lambda: 'label "dragged 60,0"' in snap(d, gtk_grid), 5)
     assert d.fail("desktop.drag", ref=pad, to="left").code == "bad_request"
+    assert d.fail("desktop.drag", ref=pad, to="99999,5").code == "bad_request"  # off screen
 
     entry = ref_of(page, "text", "Name")
     focused = d.call("desktop.focus", ref=entry)
@@ -177,7 +180,8 @@ def test_an_attached_app_is_a_browser_session_that_close_leaves_running(
     assert d.fail("session.suspend", name="webform").code == "bad_request"
 
     d.call("close", session="webform")  # detaches: the application runs on
-    assert debuggable_app.poll() is None
+    time.sleep(1)
+    assert debuggable_app.poll() is None and probe(int(attached["endpoint"].split(":")[-1]))
     assert f"pid={pid}]" in d.call("desktop.snapshot", app=str(pid))["snapshot"]
 
     # Attached again by its endpoint; the application quitting loses the session, saying so.
@@ -202,4 +206,5 @@ def test_attach_refuses_apps_without_a_debugging_port_and_remote_endpoints(
     assert no_port.code == "not_actionable" and "--remote-debugging-port" in (no_port.hint or "")
     remote = d.fail("desktop.attach", app="http://10.0.0.7:9222", session="remote")
     assert remote.code == "bad_request"
+    assert d.fail("desktop.attach", app="http://127.0.0.1:x", session="bad").code == "bad_request"
     assert d.fail("desktop.attach", app="no-such-app", session="x").code == "not_found"

@@ -28,10 +28,10 @@ def test_loopback_listeners_are_this_process_s_own_on_loopback_only() -> None:
         with contextlib.suppress(OSError):  # no IPv6 here
             v6 = listening("::1")
         ports = loopback_listeners(os.getpid())
-        assert local.getsockname()[1] in ports
-        assert anywhere.getsockname()[1] not in ports  # open to the network: not used
+        assert ("127.0.0.1", local.getsockname()[1]) in ports
+        assert anywhere.getsockname()[1] not in {p for _h, p in ports}  # open to the network
         if v6 is not None:
-            assert v6.getsockname()[1] in ports
+            assert ("[::1]", v6.getsockname()[1]) in ports
         assert loopback_listeners(2**22 + 7) == []  # no such process
     finally:
         for sock in (local, anywhere, v6):
@@ -69,9 +69,20 @@ def not_cdp() -> Iterator[int]:
     yield from serving(b"<html>hello</html>")
 
 
-def test_probe_tells_a_debugging_port_from_another_server(cdp_like: int, not_cdp: int) -> None:
+@pytest.fixture
+def cdp_elsewhere() -> Iterator[int]:
+    """An endpoint on loopback whose websocket is on another machine."""
+    version = {"Browser": "Chrome/1", "webSocketDebuggerUrl": "ws://10.1.2.3:9222/devtools/x"}
+    yield from serving(json.dumps(version).encode())
+
+
+def test_probe_tells_a_debugging_port_from_another_server(
+    cdp_like: int, not_cdp: int, cdp_elsewhere: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # ignored: loopback goes direct
     assert probe(cdp_like) == f"http://127.0.0.1:{cdp_like}"
     assert probe(not_cdp) is None
+    assert probe(cdp_elsewhere) is None  # its websocket is not on this machine
     closed = listening("127.0.0.1")
     port = closed.getsockname()[1]
     closed.close()

@@ -140,8 +140,9 @@ class DesktopTypeParams(DesktopRefParams):
 async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
     """Set a desktop text field's text; verified by reading it back."""
     done = await call.runtime.desktop.act(params.ref, Want("type", text=params.text), call.deadline)
-    if done.after.role != "password text":
-        call.reveal("text")  # an ordinary field: the text may be logged
+    roles = {done.before.role, done.after.role}
+    if "" not in roles and "password text" not in roles:
+        call.reveal("text")  # an ordinary field, read as such: the text may be logged
     return acted_result(done)
 
 
@@ -287,7 +288,11 @@ async def _endpoint_of(call: Call, app: str) -> tuple[int | None, str]:
     """(pid, CDP endpoint) of an application named on the bus, or of an endpoint given."""
     if "://" in app:
         url = urlsplit(app)
-        if url.scheme not in ("http", "ws") or url.hostname not in LOOPBACK or not url.port:
+        try:
+            port = url.port
+        except ValueError:  # not a number, or out of range
+            port = None
+        if url.scheme not in ("http", "ws") or url.hostname not in LOOPBACK or not port:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"{app!r} is not a debugging endpoint on this machine's loopback",

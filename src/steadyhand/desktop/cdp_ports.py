@@ -12,9 +12,13 @@ import json
 import os
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 LISTEN = "0A"  # the TCP state in /proc/net/tcp
-LOOPBACK = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1 and ::1
+LOOPBACK = {"0100007F": "127.0.0.1", "00000000000000000000000001000000": "[::1]"}
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+# No proxy: the environment's http_proxy would otherwise get even 127.0.0.1 requests.
+DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 PROBE_TIMEOUT_S = 0.5
 
 
@@ -35,8 +39,8 @@ def socket_inodes(pid: int) -> set[str]:
     return found
 
 
-def loopback_listeners(pid: int) -> list[int]:
-    """The TCP ports `pid` listens on at 127.0.0.1 or ::1."""
+def loopback_listeners(pid: int) -> list[tuple[str, int]]:
+    """(host, port) of each TCP socket `pid` listens on at 127.0.0.1 or ::1."""
     inodes = socket_inodes(pid)
     ports = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -50,25 +54,29 @@ def loopback_listeners(pid: int) -> list[int]:
                 continue
             address, port = fields[1].split(":")
             if address in LOOPBACK:
-                ports.append(int(port, 16))
+                ports.append((LOOPBACK[address], int(port, 16)))
     return sorted(set(ports))
 
 
-def probe(port: int) -> str | None:
-    """`http://127.0.0.1:PORT` when a CDP endpoint answers there."""
-    url = f"http://127.0.0.1:{port}"
+def probe(port: int, host: str = "127.0.0.1") -> str | None:
+    """`http://HOST:PORT` when a CDP endpoint answers there, its websocket on loopback too
+    (Playwright connects to the websocket URL the endpoint gives)."""
+    url = f"http://{host}:{port}"
     try:
-        with urllib.request.urlopen(f"{url}/json/version", timeout=PROBE_TIMEOUT_S) as answer:
+        with DIRECT.open(f"{url}/json/version", timeout=PROBE_TIMEOUT_S) as answer:
             version = json.loads(answer.read(65536))
     except (OSError, ValueError):
         return None
-    return url if isinstance(version, dict) and "webSocketDebuggerUrl" in version else None
+    socket_url = version.get("webSocketDebuggerUrl") if isinstance(version, dict) else None
+    if not isinstance(socket_url, str) or urlsplit(socket_url).hostname not in LOOPBACK_HOSTS:
+        return None
+    return url
 
 
 def endpoint_of(pid: int) -> str | None:
     """The CDP endpoint of the application `pid`, or None (runs blocking probes)."""
-    for port in loopback_listeners(pid):
-        found = probe(port)
+    for host, port in loopback_listeners(pid):
+        found = probe(port, host)
         if found is not None:
             return found
     return None

@@ -160,13 +160,27 @@ class Desktop:
                     ErrorCode.NOT_ACTIONABLE, f"{ref} has no box to start a drag from", ""
                 )
             start = facts.box.centre
-            return start[0] + x, start[1] + y
+            x, y = start[0] + x, start[1] + y
+        width, height = xinput.screen_size()
+        if not (0 <= x < width and 0 <= y < height):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"drag target {to!r} is at ({x}, {y}), off the {width}x{height} screen",
+                "drop on a point of the screen, or on a visible element's ref",
+            )
         return x, y
 
     def _target(self, ref: str) -> Target:
         node, facts = self._live(ref)
         document = ancestor(node, "document web")
-        return Target(ref, node, facts, web=document.facts.name if document else None)
+        return Target(
+            ref,
+            node,
+            facts,
+            web=document.facts.name if document else None,
+            screen=xinput.screen_size(),
+            covered=_covered(facts, windows.stacking()),
+        )
 
     async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
         """Choose a menu item by its path (`File > Save`) in an application's menu bar."""

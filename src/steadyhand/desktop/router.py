@@ -11,10 +11,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from steadyhand.desktop.atspi import Facts, atspi, read
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from steadyhand.desktop.atspi import Facts, atspi, attempt, read
 from steadyhand.desktop.transport import Target, Transport, Want
 from steadyhand.desktop.via_atspi import scroll_bars
-from steadyhand.desktop.worker import AtspiWorker
+from steadyhand.desktop.worker import MARGIN_S, AtspiWorker, Deadline, timed_out
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
@@ -47,6 +49,7 @@ class Router:
 
     async def act(self, target: Target, want: Want, deadline: float) -> Acted:
         tried: list[str] = []
+        acted: list[str] = []  # transports that acted and showed no effect
         effect = expected(target.facts, want)
         marks = await self._marks(target, want, deadline)
         first = FIRST.get(want.kind)
@@ -56,6 +59,15 @@ class Router:
             if why_not is not None:
                 tried.append(f"{transport.name}: skipped, {why_not}")
                 continue
+            if acted:  # the last one's effect may have come late: never do it twice
+                after, verified = await self._verify(
+                    target, want, effect, marks, deadline, settle_s=0
+                )
+                if verified:
+                    tried.pop()
+                    return Acted(target.ref, acted[-1], acted[-1], True, target.facts, after, tried)
+            if time.monotonic() > deadline - MARGIN_S:
+                raise timed_out(f"{want.kind} on {target.ref}: {'; '.join(tried)}")
             try:
                 action = await transport.execute(target, want, deadline)
             except SteadyhandError as exc:
@@ -63,22 +75,29 @@ class Router:
                     raise
                 tried.append(f"{transport.name}: {exc.message}")
                 continue
+            except PlaywrightTimeout as exc:  # it may have acted: no other transport after it
+                raise timed_out(f"{transport.name} {want.kind} on {target.ref}") from exc
             except Exception as exc:  # a toolkit's or a driver's own error
-                tried.append(f"{transport.name}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+                tried.append(f"{transport.name}: {first_line(exc)}")
                 continue
-            after, verified = await self._verify(target, want, effect, marks, deadline)
+            after, verified = await self._verify(
+                target, want, effect, marks, deadline, settle_s=SETTLE_S
+            )
             if verified or (effect is None and not marks):
                 return Acted(
                     target.ref, transport.name, action, verified, target.facts, after, tried
                 )
+            acted.append(transport.name)
             tried.append(f"{transport.name}: {action} showed no effect ({shown(after, want)})")
-        raise failed(target, want, tried)
+        raise failed(target, want, tried, bool(acted))
 
     async def _marks(self, target: Target, want: Want, deadline: float) -> tuple[float, ...]:
         """For a scroll: what moves when it scrolls (its scroll bars' values)."""
         if want.kind != "scroll":
             return ()
-        return await self.worker.run(lambda _: scroll_marks(target), deadline, "reading scroll")
+        return await self.worker.run(
+            lambda limit: scroll_marks(target, limit), deadline, "reading scroll"
+        )
 
     async def _verify(
         self,
@@ -87,15 +106,19 @@ class Router:
         effect: Check | None,
         marks: tuple[float, ...],
         deadline: float,
+        *,
+        settle_s: float,
     ) -> tuple[Facts, bool]:
-        def work(_: object) -> tuple[Facts, bool]:
-            until = time.monotonic() + SETTLE_S
+        """The element read again until the effect shows (or `settle_s` passed)."""
+
+        def work(limit: Deadline) -> tuple[Facts, bool]:
+            until = min(limit.at, time.monotonic() + settle_s)
             while True:
-                after = read(target.node.obj, target.facts.pid)
+                after = read(target.node.obj, target.facts.pid, limit)
                 if effect is not None:
                     done = effect(after)
                 elif marks:
-                    done = scroll_marks(target) != marks
+                    done = scroll_marks(target, limit) != marks
                 else:
                     return after, False
                 if done or time.monotonic() > until:
@@ -120,18 +143,21 @@ def expected(before: Facts, want: Want) -> Check | None:
     return None
 
 
-def scroll_marks(target: Target) -> tuple[float, ...]:
+def scroll_marks(target: Target, limit: Deadline) -> tuple[float, ...]:
     """The current values of the scroll bars around the target, and its own position."""
     Atspi = atspi()
-    values = tuple(
-        float(Atspi.Value.get_current_value(bar)) for bar, _v in scroll_bars(target.node)
-    )
-    box = read(target.node.obj, target.facts.pid).box
-    return values + ((float(box.x), float(box.y)) if box is not None else ())
+    values = []
+    for bar, _vertical in scroll_bars(target.node):
+        limit.check("reading a scroll bar")
+        values.append(float(attempt(lambda bar=bar: Atspi.Value.get_current_value(bar), -1.0)))
+    box = read(target.node.obj, target.facts.pid, limit).box
+    return tuple(values) + ((float(box.x), float(box.y)) if box is not None else ())
 
 
 def shown(after: Facts, want: Want) -> str:
     if want.kind in ("type", "select"):
+        if after.role == "password text":
+            return "its text is hidden"  # never a password (or what was typed) in a message
         return f"it shows {after.text!r}"
     if want.kind == "focus":
         return "not focused"
@@ -140,15 +166,31 @@ def shown(after: Facts, want: Want) -> str:
     return "checked" if "checked" in after.states else "not checked"
 
 
-def failed(target: Target, want: Want, tried: list[str]) -> SteadyhandError:
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)
+
+
+def failed(target: Target, want: Want, tried: list[str], acted: bool) -> SteadyhandError:
+    """None could act (not_actionable), one acted and nothing showed (verification_failed),
+    or the ones that could failed (action_failed)."""
     facts = target.facts
-    acted = any(": skipped," not in t for t in tried)
+    could = any(": skipped," not in t for t in tried)
+    code = (
+        ErrorCode.VERIFICATION_FAILED
+        if acted
+        else ErrorCode.ACTION_FAILED
+        if could
+        else ErrorCode.NOT_ACTIONABLE
+    )
+    what = {
+        ErrorCode.VERIFICATION_FAILED: "did not take effect",
+        ErrorCode.ACTION_FAILED: "failed",
+        ErrorCode.NOT_ACTIONABLE: "is not possible",
+    }[code]
     return SteadyhandError(
-        ErrorCode.VERIFICATION_FAILED if acted else ErrorCode.NOT_ACTIONABLE,
-        f"{want.kind} on {target.ref} ({facts.role} {facts.name!r}) "
-        + ("did not take effect" if acted else "is not possible")
-        + ": "
-        + "; ".join(tried),
+        code,
+        f"{want.kind} on {target.ref} ({facts.role} {facts.name!r}) {what}: " + "; ".join(tried),
         "snapshot again: it may be disabled, covered, off screen or handled elsewhere",
         {"tried": tried},
     )

@@ -15,7 +15,8 @@ from steadyhand.desktop.tree import Node
 
 Kind = Literal["click", "type", "select", "focus", "scroll", "drag"]
 # Roles whose click only focuses them (no command behind it): a real click may focus them.
-TEXT_ROLES = frozenset({"text", "entry", "password text", "spin button", "terminal"})
+# Not "terminal": text typed there with a newline would run in a shell.
+TEXT_ROLES = frozenset({"text", "entry", "password text", "spin button"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,10 @@ class Target:
     facts: Facts
     web: str | None = None  # the title of the web document it is in (Chromium content)
     cdp: str | None = None  # its application's remote-debugging endpoint, when it has one
+    # Read on the AT-SPI thread with the rest (the X display is that thread's): the screen
+    # size, and whether another application's window is on top of the element's centre.
+    screen: tuple[int, int] = (0, 0)
+    covered: bool = False
 
 
 class Transport(Protocol):

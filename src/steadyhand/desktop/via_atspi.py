@@ -9,13 +9,15 @@ from typing import Any
 from steadyhand.desktop.atspi import atspi
 from steadyhand.desktop.transport import Target, Want
 from steadyhand.desktop.tree import Node
-from steadyhand.desktop.worker import AtspiWorker
+from steadyhand.desktop.worker import AtspiWorker, timed_out
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 # Tried in this order: GTK says click; Qt's check box has Toggle (its Press does not toggle).
 PRESS_ACTIONS = ("click", "toggle", "press", "activate", "jump")
 WHEEL_STEPS_PER_RANGE = 20  # one wheel step, when a scroll bar gives no increment
 HEALTH_S = 2.0
+# How libatspi says a D-Bus call got no reply within its timeout.
+NO_REPLY = ("Timeout was reached", "Did not receive a reply", "NoReply")
 
 
 class AtspiTransport:
@@ -52,8 +54,22 @@ class AtspiTransport:
 
     async def execute(self, target: Target, want: Want, deadline: float) -> str:
         return await self.worker.run(
-            lambda _: self.act(target, want), deadline, f"AT-SPI {want.kind} on {target.ref}"
+            lambda _: self.answered(target, want), deadline, f"AT-SPI {want.kind} on {target.ref}"
         )
+
+    def answered(self, target: Target, want: Want) -> str:
+        """`act`, where an application that did not answer in time is a `timeout`, not a
+        failure to hand over: the call reached it and may still take effect (a slow click
+        handler), so another transport acting too could do it twice."""
+        try:
+            return self.act(target, want)
+        except Exception as exc:
+            if any(sign in str(exc) for sign in NO_REPLY):
+                raise timed_out(
+                    f"{target.facts.role} {target.facts.name!r} ({target.ref}) did not answer "
+                    f"the {want.kind} in time"
+                ) from exc
+            raise
 
     def act(self, target: Target, want: Want) -> str:
         Atspi, obj = atspi(), target.node.obj

@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from playwright.async_api import Browser, Page, Playwright
+from playwright.async_api import Browser, Dialog, Page, Playwright
 
 from steadyhand.desktop.cdp_ports import endpoint_of, running
 from steadyhand.desktop.transport import Target, Want
@@ -35,6 +35,7 @@ ARIA_ROLES = {
 }
 KINDS = ("click", "type", "select", "focus")
 CONNECT_TIMEOUT_MS = 5_000.0
+NO_PORT_AGAIN_S = 5.0  # an app with no debugging port is looked at again after this
 
 
 class CdpTransport:
@@ -42,14 +43,24 @@ class CdpTransport:
 
     def __init__(self, playwright: Callable[[], Awaitable[Playwright]]) -> None:
         self._playwright = playwright
-        self._endpoints: dict[int, str | None] = {}  # pid -> endpoint, found once
+        self._endpoints: dict[int, str] = {}  # pid -> endpoint, found once
+        self._none_since: dict[int, float] = {}  # pid -> when it had no endpoint
         self._browsers: dict[str, Browser] = {}  # endpoint -> connection
 
     async def endpoint(self, pid: int) -> str | None:
-        """The application's CDP endpoint; looked for once per process."""
-        if pid not in self._endpoints:
-            self._endpoints[pid] = await asyncio.to_thread(endpoint_of, pid)
-        return self._endpoints[pid]
+        """The application's CDP endpoint: found once per process; one that had none is
+        looked at again after NO_PORT_AGAIN_S (it may open its port later)."""
+        if pid in self._endpoints:
+            return self._endpoints[pid]
+        if time.monotonic() - self._none_since.get(pid, -NO_PORT_AGAIN_S) < NO_PORT_AGAIN_S:
+            return None
+        found = await asyncio.to_thread(endpoint_of, pid)
+        if found is None:
+            self._none_since[pid] = time.monotonic()
+        else:
+            self._endpoints[pid] = found
+            self._none_since.pop(pid, None)
+        return found
 
     def can_handle(self, target: Target, want: Want) -> str | None:
         if want.kind not in KINDS:
@@ -69,14 +80,16 @@ class CdpTransport:
                 del self._browsers[url]
         for pid in [p for p in self._endpoints if not running(p)]:
             del self._endpoints[pid]
-        found = {str(pid): url for pid, url in self._endpoints.items() if url is not None}
+        found = {str(pid): url for pid, url in self._endpoints.items()}
         return {"ok": True, "connected": sorted(self._browsers), "endpoints": found}
 
     async def execute(self, target: Target, want: Want, deadline: float) -> str:
         assert target.cdp is not None
         browser = await self._connect(target.cdp, deadline)
         timeout = max(1.0, (deadline - time.monotonic()) * 1000)
-        page, count = await _page_holding(browser, target)
+        page, count = await asyncio.wait_for(
+            _page_holding(browser, target), max(0.001, deadline - time.monotonic())
+        )
         if count != 1:
             raise SteadyhandError(
                 ErrorCode.ACTION_FAILED,
@@ -104,37 +117,41 @@ class CdpTransport:
         if browser is None or not browser.is_connected():
             playwright = await self._playwright()
             timeout = max(1.0, min(CONNECT_TIMEOUT_MS, (deadline - time.monotonic()) * 1000))
-            browser = await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout)
+            # no_defaults: leave the app's own download, focus and viewport settings alone.
+            browser = await playwright.chromium.connect_over_cdp(
+                endpoint, timeout=timeout, no_defaults=True
+            )
+            for context in browser.contexts:
+                # With no listener Playwright dismisses every dialog the app opens; one
+                # that does nothing leaves them to the app (and to `desktop` commands).
+                context.on("dialog", _leave_to_the_app)
             self._browsers[endpoint] = browser
         return browser
 
-    def forget(self, pid: int) -> None:
-        """The application is gone: look for its endpoint again if the pid comes back."""
-        self._endpoints.pop(pid, None)
 
-    def drop(self) -> None:
-        """Forget the connections. Never `browser.close()`: over CDP it may send
-        Browser.close and end the application; the connections end with Playwright."""
-        self._browsers.clear()
+def _leave_to_the_app(_dialog: Dialog) -> None:
+    pass
 
 
 async def _page_holding(browser: Browser, target: Target) -> tuple[Page, int]:
-    """The page whose title is the element's document's (else the first page with a
-    match), and how many elements in it match the element's role and name."""
+    """The page the element is in — among the pages titled as its document (all pages when
+    none is) — and how many elements match its role and name across those pages: anything
+    but one, and CDP does not act (a click must not land in another window)."""
     pages = [p for c in browser.contexts for p in c.pages]
-    titled = [p for p in pages if await p.title() == target.web]
-    best: tuple[Page, int] | None = None
-    for page in titled + [p for p in pages if p not in titled]:
+    titled = [p for p in pages if await p.title() == target.web] or pages
+    found: list[tuple[Page, int]] = []
+    for page in titled:
         count = await page.get_by_role(
             ARIA_ROLES[target.facts.role],  # type: ignore[arg-type]
             name=target.facts.name,
             exact=True,
         ).count()
         if count:
-            return page, count
-        best = best or (page, 0)
-    if best is None:
+            found.append((page, count))
+    if not titled:
         raise SteadyhandError(
             ErrorCode.ACTION_FAILED, "the application's debugging port shows no page", ""
         )
-    return best
+    if len(found) != 1:
+        return titled[0], sum(c for _p, c in found)
+    return found[0]

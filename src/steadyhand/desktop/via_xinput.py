@@ -12,9 +12,11 @@ from steadyhand.desktop.atspi import Facts, read
 from steadyhand.desktop.transport import TEXT_ROLES, Target, Want
 from steadyhand.desktop.tree import ancestor
 from steadyhand.desktop.via_atspi import no_option, option, option_item
-from steadyhand.desktop.worker import AtspiWorker
+from steadyhand.desktop.worker import AtspiWorker, Deadline
+from steadyhand.errors import ErrorCode, SteadyhandError
 
 POPUP_WAIT_S = 1.0  # how long a combo box's list may take to open
+FOCUS_WAIT_S = 0.5  # how long a clicked field may take to report the focus
 
 
 class XInputTransport:
@@ -24,6 +26,8 @@ class XInputTransport:
         self.worker = worker
 
     def can_handle(self, target: Target, want: Want) -> str | None:
+        if target.covered:
+            return "another application's window is on top of it"
         if spot(target, want) is None:
             return "it is not on screen" + (
                 " and no pane of it is" if want.kind == "scroll" else ""
@@ -45,10 +49,12 @@ class XInputTransport:
 
     async def execute(self, target: Target, want: Want, deadline: float) -> str:
         return await self.worker.run(
-            lambda _: self.act(target, want), deadline, f"X input {want.kind} on {target.ref}"
+            lambda limit: self.act(target, want, limit),
+            deadline,
+            f"X input {want.kind} on {target.ref}",
         )
 
-    def act(self, target: Target, want: Want) -> str:
+    def act(self, target: Target, want: Want, limit: Deadline) -> str:
         centre = spot(target, want)
         assert centre is not None  # can_handle said so
         if want.kind in ("click", "focus"):
@@ -56,6 +62,7 @@ class XInputTransport:
             return "click"
         if want.kind == "type":
             xinput.click(*centre)  # focus it, select what it holds, type over it
+            focused(target, limit)
             xinput.press("ctrl+a")
             if want.text:
                 xinput.type_text(want.text)
@@ -63,7 +70,7 @@ class XInputTransport:
                 xinput.press("BackSpace")
             return "typed keys"
         if want.kind == "select":
-            pick_by_pointer(target, want.value or "")
+            pick_by_pointer(target, want.value or "", limit)
             return "select"
         if want.kind == "scroll":
             xinput.scroll(*centre, want.dx, want.dy)
@@ -76,7 +83,7 @@ class XInputTransport:
 def spot(target: Target, want: Want) -> tuple[int, int] | None:
     """Where the pointer acts: the element's centre, on screen; to scroll an element that
     is out of view, the centre of the pane that holds it."""
-    screen = xinput.screen_size()
+    screen = target.screen
     box = target.facts.box
     if box is not None and box.on_screen(*screen):
         return box.centre
@@ -88,18 +95,32 @@ def spot(target: Target, want: Want) -> tuple[int, int] | None:
     return None
 
 
-def pick_by_pointer(target: Target, value: str) -> None:
+def focused(target: Target, limit: Deadline) -> None:
+    """Wait until the clicked field has the focus: keys typed anywhere else (another window
+    on top, a field that refused the click) would land in the wrong place."""
+    until = min(limit.at, time.monotonic() + FOCUS_WAIT_S)
+    while "focused" not in read(target.node.obj, target.facts.pid, limit).states:
+        if time.monotonic() > until:
+            raise SteadyhandError(
+                ErrorCode.ACTION_FAILED,
+                "clicking it did not give it the keyboard focus: not typing blind",
+                "focus its window first (`desktop window focus ID`), or snapshot again",
+            )
+        time.sleep(0.02)
+
+
+def pick_by_pointer(target: Target, value: str, limit: Deadline) -> None:
     """Open a combo box's popup with a real click, then click the option in it."""
     obj = target.node.obj
     _holder, index, options = option(obj, value)
     if index is None:
         raise no_option(target, value, options)
     assert target.facts.box is not None
-    screen = xinput.screen_size()
+    screen = target.screen
     xinput.click(*target.facts.box.centre)
-    until = time.monotonic() + POPUP_WAIT_S
+    until = min(limit.at, time.monotonic() + POPUP_WAIT_S)
     while time.monotonic() < until:
-        shown: Facts = read(option_item(obj, index), target.facts.pid)
+        shown: Facts = read(option_item(obj, index), target.facts.pid, limit)
         if shown.box is not None and shown.box.on_screen(*screen):
             xinput.click(*shown.box.centre)
             return

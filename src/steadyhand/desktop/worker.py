@@ -120,6 +120,8 @@ class AtspiWorker:
         # A little before the command's own deadline, so that this error (not the
         # command's generic one) answers.
         limit = deadline - MARGIN_S
+        if time.monotonic() >= limit:  # never start work (an action) after its deadline
+            raise timed_out(f"{doing} did not start within its deadline")
         future = self.submit(lambda: work(Deadline(limit)))
         try:
             return await asyncio.wait_for(

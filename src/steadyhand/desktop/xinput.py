@@ -77,14 +77,16 @@ def drag(start: tuple[int, int], end: tuple[int, int]) -> None:
     xtest.fake_input(d, X.MotionNotify, x=start[0], y=start[1])
     xtest.fake_input(d, X.ButtonPress, 1)
     d.sync()
-    for step in range(1, DRAG_STEPS + 1):
-        x = start[0] + (end[0] - start[0]) * step // DRAG_STEPS
-        y = start[1] + (end[1] - start[1]) * step // DRAG_STEPS
-        xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+    try:
+        for step in range(1, DRAG_STEPS + 1):
+            x = start[0] + (end[0] - start[0]) * step // DRAG_STEPS
+            y = start[1] + (end[1] - start[1]) * step // DRAG_STEPS
+            xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+            d.sync()
+            time.sleep(DRAG_STEP_S)
+    finally:  # never leave the button held down in the X server
+        xtest.fake_input(d, X.ButtonRelease, 1)
         d.sync()
-        time.sleep(DRAG_STEP_S)
-    xtest.fake_input(d, X.ButtonRelease, 1)
-    d.sync()
 
 
 MODIFIERS = {

@@ -154,7 +154,12 @@ class Engine:
         its state, and its cookies are not ours to store), no recovery, and closing the
         session leaves the application running."""
         check_session_name(name)
-        if self.pool.get(name) is not None or name in self._suspended:
+        if (
+            self.pool.get(name) is not None
+            or self.pool.opening(name)
+            or name in self._suspended
+            or name in self._recovering
+        ):
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"session {name!r} already exists",
@@ -165,7 +170,10 @@ class Engine:
             playwright = await self.playwright()
             timeout = max(1.0, (deadline - time.monotonic()) * 1000)
             try:
-                browser = await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout)
+                # no_defaults: leave the app's own download, focus and viewport settings.
+                browser = await playwright.chromium.connect_over_cdp(
+                    endpoint, timeout=timeout, no_defaults=True
+                )
             except Exception as exc:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
                 raise SteadyhandError(

@@ -121,8 +121,8 @@ class HealthMonitor:
     async def check(self, session: Session) -> Health:
         """Probe one session now; recover it when the breaker trips."""
         health = self.of(session.name)
-        if self.engine.pool.get(session.name) is not session:
-            return health
+        if self.engine.pool.get(session.name) is not session or session.attached is not None:
+            return health  # an attached application is not ours to probe or restart
         failed = await probe(session, self.timeout_ms, health)
         health.last_probe = time.time()
         if not failed:

@@ -57,6 +57,10 @@ class Pool:
     def get(self, name: str) -> Session | None:
         return self._sessions.get(name)
 
+    def opening(self, name: str) -> bool:
+        """Whether a session of this name is being opened now."""
+        return name in self._opening
+
     def sessions(self) -> list[Session]:
         return list(self._sessions.values())
 

@@ -166,7 +166,13 @@ class Session:
     async def close(self) -> None:
         self.closing = True
         if self.attached is not None:
-            return  # its pages and the application are not ours to close
+            # Its pages and the application are not ours to close: only our connection.
+            # (Over connect_over_cdp, Browser.close drops the websocket; it sends no
+            # Browser.close to the application.)
+            browser = self.context.browser
+            if browser is not None:
+                await browser.close()
+            return
         if self.tracing_since is not None and self.unsaved_trace_path is not None:
             # A trace still recording is saved rather than lost with the context.
             path = self.unsaved_trace_path()
