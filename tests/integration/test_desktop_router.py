@@ -67,6 +67,7 @@ def test_scroll_drag_and_focus_on_gtk(desktop_daemon: Daemon, gtk_grid: int) -> 
     entry = ref_of(page, "text", "Name")
     focused = d.call("desktop.focus", ref=entry)
     assert focused["verified"] and "focused" in focused["states"], focused
+    assert focused["transport"] == "atspi"  # grab_focus, read back as the focused state
 
 
 @pytest.fixture(scope="module")

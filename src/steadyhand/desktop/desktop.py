@@ -45,7 +45,7 @@ POINT_PART = re.compile(r"\s*[+-]?[0-9]+\s*")
 class Walked:
     root: Node
     generation: int  # the event bus's generation of its application when walked
-    at: float  # time.monotonic() when walked
+    at: float  # time.monotonic() when the walk ended (a walk of a big app takes seconds)
 
 
 class Desktop:
@@ -277,7 +277,7 @@ class Desktop:
             generation = self.events.generation(pid)  # before: what changes during the walk counts
             root = walk(obj, pid, limit)
             self.refs.assign(root, whole_app=True)
-            self._walks[pid] = Walked(root, generation, now)
+            self._walks[pid] = Walked(root, generation, time.monotonic())  # its age: from its end
             roots.append(root)
         return roots, reused
 
