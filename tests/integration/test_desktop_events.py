@@ -163,6 +163,23 @@ def test_acting_on_refs_gives_events_on_their_objects(
     assert d.fail("desktop.watch", events="window.moved").code == "bad_request"
 
 
+def test_focus_moving_is_a_focus_event_on_the_object(
+    desktop: DesktopSession, watcher: Daemon, form: int
+) -> None:
+    d = watcher
+    page = snap(d, form)
+    name, greet = ref_of(page, "text", "Name"), ref_of(page, "push button", "Greet")
+    where = paths(desktop, form)
+    since = mark(d)
+    assert d.call("desktop.focus", ref=greet)["verified"]
+    assert d.call("desktop.focus", ref=name)["verified"]
+    focus = watch(d, since=since, events="focus", app=str(form), duration="0s")[0]["events"]
+    moved = [e["path"] for e in focus]  # GTK may say one focus twice: keep each change once
+    moved = [p for i, p in enumerate(moved) if i == 0 or p != moved[i - 1]]
+    assert moved[-2:] == [where["push button|Greet"], where["text|Name"]], focus
+    assert {(e["role"], e["name"]) for e in focus} >= {("push button", "Greet"), ("text", "Name")}
+
+
 def test_since_continues_without_loss_or_repeats(watcher: Daemon, form: int) -> None:
     d = watcher
     page = snap(d, form)
