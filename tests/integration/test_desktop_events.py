@@ -133,14 +133,22 @@ def test_an_app_starting_and_ending_is_streamed_over_json_rpc(
     assert posted == result["events"]
 
 
+def acting_on(
+    desktop: DesktopSession, d: Daemon, form: int, *elements: tuple[str, str]
+) -> tuple[list[str], dict[str, str], int]:
+    """The refs of the form's (role, name) elements, its objects' paths, and a watch mark
+    to read the events of what follows from."""
+    page = snap(d, form)
+    return [ref_of(page, role, name) for role, name in elements], paths(desktop, form), mark(d)
+
+
 def test_acting_on_refs_gives_events_on_their_objects(
     desktop: DesktopSession, watcher: Daemon, form: int
 ) -> None:
     d = watcher
-    page = snap(d, form)
-    name, subscribe = ref_of(page, "text", "Name"), ref_of(page, "check box", "Subscribe")
-    where = paths(desktop, form)
-    since = mark(d)
+    (name, subscribe), where, since = acting_on(
+        desktop, d, form, ("text", "Name"), ("check box", "Subscribe")
+    )
     d.call("desktop.type", ref=name, text="Ada")
     d.call("desktop.click", ref=subscribe)
     result, _ = watch(d, since=since, app=str(form), duration="0s")
@@ -167,10 +175,9 @@ def test_focus_moving_is_a_focus_event_on_the_object(
     desktop: DesktopSession, watcher: Daemon, form: int
 ) -> None:
     d = watcher
-    page = snap(d, form)
-    name, greet = ref_of(page, "text", "Name"), ref_of(page, "push button", "Greet")
-    where = paths(desktop, form)
-    since = mark(d)
+    (name, greet), where, since = acting_on(
+        desktop, d, form, ("text", "Name"), ("push button", "Greet")
+    )
     assert d.call("desktop.focus", ref=greet)["verified"]
     assert d.call("desktop.focus", ref=name)["verified"]
     focus = watch(d, since=since, events="focus", app=str(form), duration="0s")[0]["events"]
