@@ -49,7 +49,8 @@ class Router:
 
     async def act(self, target: Target, want: Want, deadline: float) -> Acted:
         tried: list[str] = []
-        acted: list[str] = []  # transports that acted and showed no effect
+        acted: list[tuple[str, str, int]] = []  # (transport, action, its line in tried)
+        # of the transports that acted and showed no effect
         effect = expected(target.facts, want)
         marks = await self._marks(target, want, deadline)
         first = FIRST.get(want.kind)
@@ -64,8 +65,9 @@ class Router:
                     target, want, effect, marks, deadline, settle_s=0
                 )
                 if verified:
-                    tried.pop()
-                    return Acted(target.ref, acted[-1], acted[-1], True, target.facts, after, tried)
+                    name, action, line = acted[-1]
+                    del tried[line]  # it did take effect, only late
+                    return Acted(target.ref, name, action, True, target.facts, after, tried)
             if time.monotonic() > deadline - MARGIN_S:
                 raise timed_out(f"{want.kind} on {target.ref}: {'; '.join(tried)}")
             try:
@@ -87,7 +89,7 @@ class Router:
                 return Acted(
                     target.ref, transport.name, action, verified, target.facts, after, tried
                 )
-            acted.append(transport.name)
+            acted.append((transport.name, action, len(tried)))
             tried.append(f"{transport.name}: {action} showed no effect ({shown(after, want)})")
         raise failed(target, want, tried, bool(acted))
 

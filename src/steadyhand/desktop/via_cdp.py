@@ -86,10 +86,10 @@ class CdpTransport:
     async def execute(self, target: Target, want: Want, deadline: float) -> str:
         assert target.cdp is not None
         browser = await self._connect(target.cdp, deadline)
-        timeout = max(1.0, (deadline - time.monotonic()) * 1000)
         page, count = await asyncio.wait_for(
             _page_holding(browser, target), max(0.001, deadline - time.monotonic())
         )
+        timeout = max(1.0, (deadline - time.monotonic()) * 1000)
         if count != 1:
             raise SteadyhandError(
                 ErrorCode.ACTION_FAILED,
