@@ -25,7 +25,7 @@ from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.engine.session import Session, Tab
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.observe.log import action_logged
 from steadyhand.store.redact import redact
 from steadyhand.store.sqlite import ArtifactFile
@@ -330,7 +330,7 @@ def translate(
     (an element "not attached", a frame "detached") was the close.
     """
     text = str(exc)
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    first = first_line(exc)
     if isinstance(exc, PlaywrightTimeout):
         return SteadyhandError(ErrorCode.TIMEOUT, first, TIMEOUT_HINT)
     if not isinstance(exc, PlaywrightError):

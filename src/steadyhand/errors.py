@@ -276,3 +276,10 @@ def exit_code_for(code: ErrorCode | str) -> int:
         return ERROR_CLASSES[ErrorCode(code)].exit_code
     except ValueError:
         return 1
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (Playwright's go on with a call log), or
+    its type's name when it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -6,6 +6,8 @@ import contextlib
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,9 +79,8 @@ def cdp_elsewhere() -> Iterator[int]:
 
 
 def test_probe_tells_a_debugging_port_from_another_server(
-    cdp_like: int, not_cdp: int, cdp_elsewhere: int, monkeypatch: pytest.MonkeyPatch
+    cdp_like: int, not_cdp: int, cdp_elsewhere: int
 ) -> None:
-    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # ignored: loopback goes direct
     assert probe(cdp_like) == f"http://127.0.0.1:{cdp_like}"
     assert probe(not_cdp) is None
     assert probe(cdp_elsewhere) is None  # its websocket is not on this machine
@@ -87,6 +88,18 @@ def test_probe_tells_a_debugging_port_from_another_server(
     port = closed.getsockname()[1]
     closed.close()
     assert probe(port) is None  # nothing listens
+
+
+def test_probe_goes_direct_whatever_proxy_the_environment_names(cdp_like: int) -> None:
+    """In a fresh process (urllib reads the proxy settings once) with a proxy that
+    answers nothing set, the probe still reaches the endpoint on loopback."""
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "http_proxy")}
+    env["http_proxy"] = "http://127.0.0.1:9"
+    code = f"from steadyhand.desktop.cdp_ports import probe; print(probe({cdp_like}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == f"http://127.0.0.1:{cdp_like}", done.stderr
 
 
 def test_endpoint_of_this_process_finds_its_debugging_port(cdp_like: int) -> None:

@@ -15,7 +15,7 @@ import random
 
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 
 BASE_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 2.0
@@ -43,7 +43,7 @@ def try_budget_ms(remaining_ms: float, tries_left: int) -> float:
 def classify(exc: PlaywrightError) -> Retryable | None:
     """The retryable reading of a Playwright error raised before the action took effect."""
     text = str(exc)
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    first = first_line(exc)
     if "not attached to the DOM" in text or "Element is detached" in text:
         return Retryable(
             ErrorCode.STALE_REF,

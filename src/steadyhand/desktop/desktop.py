@@ -179,7 +179,6 @@ class Desktop:
             facts,
             web=document.facts.name if document else None,
             screen=xinput.screen_size(),
-            covered=_covered(facts, windows.stacking()),
         )
 
     async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
@@ -223,7 +222,7 @@ class Desktop:
                         if n.ref
                         and n.facts.box
                         and n.facts.role not in WHOLE_WINDOWS
-                        and not _covered(n.facts, stack)
+                        and not windows.covered(n.facts.pid, n.facts.box.centre, stack)
                     ]
             canvas = see.grab()
             see.annotate(canvas, boxes)
@@ -338,15 +337,6 @@ def _frame_of(root: Node, window: windows.WindowFacts) -> Node:
             + "; snapshot the whole application with --app",
         )
     return min(titled, key=distance)
-
-
-def _covered(facts: Facts, stack: list[windows.WindowFacts]) -> bool:
-    """Whether another application's window is on top at the centre of the element's box
-    (without a window manager every window sits where its app put it, often at 0,0)."""
-    if facts.box is None:
-        return False
-    top = windows.top_window_at(stack, *facts.box.centre)
-    return top is not None and top.pid is not None and top.pid != facts.pid
 
 
 def _all(root: Node, role: str) -> list[Node]:

@@ -17,7 +17,7 @@ from steadyhand.desktop.atspi import Facts, atspi, attempt, read
 from steadyhand.desktop.transport import Target, Transport, Want
 from steadyhand.desktop.via_atspi import scroll_bars
 from steadyhand.desktop.worker import MARGIN_S, AtspiWorker, Deadline, timed_out
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 
 SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)
 # Errors that are about the request or the deadline, not the transport: no fallback.
@@ -75,7 +75,9 @@ class Router:
             except SteadyhandError as exc:
                 if exc.code in FINAL:
                     raise
-                tried.append(f"{transport.name}: {exc.message}")
+                # not_actionable: it found it cannot act only once it looked (did nothing)
+                skipped = "skipped, " if exc.code == ErrorCode.NOT_ACTIONABLE else ""
+                tried.append(f"{transport.name}: {skipped}{exc.message}")
                 continue
             except PlaywrightTimeout as exc:  # it may have acted: no other transport after it
                 raise timed_out(f"{transport.name} {want.kind} on {target.ref}") from exc
@@ -166,11 +168,6 @@ def shown(after: Facts, want: Want) -> str:
     if want.kind == "scroll":
         return "nothing moved"
     return "checked" if "checked" in after.states else "not checked"
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else repr(exc)
 
 
 def failed(target: Target, want: Want, tried: list[str], acted: bool) -> SteadyhandError:

@@ -40,10 +40,8 @@ class Target:
     facts: Facts
     web: str | None = None  # the title of the web document it is in (Chromium content)
     cdp: str | None = None  # its application's remote-debugging endpoint, when it has one
-    # Read on the AT-SPI thread with the rest (the X display is that thread's): the screen
-    # size, and whether another application's window is on top of the element's centre.
+    # Read on the AT-SPI thread with the rest (the X display is that thread's).
     screen: tuple[int, int] = (0, 0)
-    covered: bool = False
 
 
 class Transport(Protocol):

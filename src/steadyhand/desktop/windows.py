@@ -246,6 +246,13 @@ def top_window_at(stack: list[WindowFacts], x: int, y: int) -> WindowFacts | Non
     return None
 
 
+def covered(pid: int, point: tuple[int, int], stack: list[WindowFacts] | None = None) -> bool:
+    """Whether another application's window is on top at `point` (without a window manager
+    every window sits where its app put it, often at 0,0)."""
+    top = top_window_at(stacking() if stack is None else stack, *point)
+    return top is not None and top.pid is not None and top.pid != pid
+
+
 def find(window_id: int) -> tuple[Any, WindowFacts]:
     """The top-level window with this id, read now; not_found lists the ones there are."""
     for window in _candidates(everything=True):

@@ -17,6 +17,7 @@ from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.session import Session
+from steadyhand.errors import first_line
 
 SESSION_STORAGE_JS = """() => {
   const items = {};
@@ -134,8 +135,7 @@ async def restore_tabs(
             if url != "about:blank":
                 await page.goto(url, wait_until="load", timeout=timeout_ms)
         except PlaywrightError as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return f"tab {tab.id}: {url} did not load again ({first})", False
+            return f"tab {tab.id}: {url} did not load again ({first_line(exc)})", False
         return f"{tab.id} {url}", True
 
     pages: list[Page | None] = [reuse.pop(0) if reuse else None for _ in saved_tabs]

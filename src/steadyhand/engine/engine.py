@@ -28,7 +28,7 @@ from steadyhand.engine.page_events import named_as_artifacts, named_in
 from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.session import Session
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.sqlite import Checkpoint, Store
 
@@ -175,10 +175,9 @@ class Engine:
                     endpoint, timeout=timeout, no_defaults=True
                 )
             except Exception as exc:
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
                 raise SteadyhandError(
                     ErrorCode.ACTION_FAILED,
-                    f"cannot attach to {endpoint}: {first}",
+                    f"cannot attach to {endpoint}: {first_line(exc)}",
                     "is the application still running with its --remote-debugging-port?",
                 ) from exc
             context = browser.contexts[0]
@@ -566,9 +565,8 @@ async def _close_quietly(browser: Browser) -> None:
 
 
 def _launch_failed(path: object, exc: BaseException) -> SteadyhandError:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return SteadyhandError(
         ErrorCode.BROWSER_CRASHED,
-        f"Chromium at {path} failed to start: {first}",
+        f"Chromium at {path} failed to start: {first_line(exc)}",
         "run `chromium --headless --version` to check the binary; see daemon.log",
     )
