@@ -37,6 +37,8 @@ spec: $(STAMP)
 bench: $(STAMP) chromium compile
 	$(PY) bench/cli_latency.py
 	$(PY) bench/snapshot.py
+	$(PY) bench/act.py
+	$(PY) bench/capture_paths.py
 	$(PY) bench/sessions.py
 	$(PY) bench/fronts_http.py
 	$(PY) bench/fronts_mcp.py

@@ -45,7 +45,7 @@ def test_views_of_one_page(daemon: Daemon, site: str) -> None:
 
     compact = daemon.snapshot(s, compact=True)
     assert len(compact) <= len(default)
-    shallow = daemon.snapshot(s, depth=2)
+    shallow = daemon.snapshot(s, depth=1)
     assert "Alice" not in shallow and "snapshot --ref" in shallow
 
     table_ref = find_ref(default, "table", "Team")

@@ -35,11 +35,11 @@ def snap(
 
 def refs(taken: Capture) -> dict[str, str]:
     """Playwright ref -> steadyhand ref, for every node that got one."""
-    return {n.pw_ref: n.ref for n in taken.root.walk() if n.pw_ref and n.ref}
+    return {n.key: n.ref for n in taken.root.walk() if n.key and n.ref}
 
 
-def by_pw(taken: Capture, pw_ref: str) -> Node:
-    return next(n for n in taken.root.walk() if n.pw_ref == pw_ref)
+def by_pw(taken: Capture, key: str) -> Node:
+    return next(n for n in taken.root.walk() if n.key == key)
 
 
 PAGE = "\n".join(
@@ -125,7 +125,7 @@ def test_entry_records_where_the_element_lives_and_what_it_is() -> None:
     )
     entry = registry.lookup(by_pw(taken, "f1e7").ref or "")
     assert entry is not None
-    assert (entry.pw_ref, entry.doc, entry.main_doc, entry.frame) == ("f1e7", "d2", "d1", 1)
+    assert (entry.key, entry.doc, entry.main_doc, entry.frame) == ("f1e7", "d2", "d1", 1)
     assert entry.identity == Identity("button", "Go", ("iframe",), nth=0, group=1)
     assert entry.label() == 'button "Go"'
     main = registry.lookup(by_pw(taken, "e1").ref or "")
@@ -259,8 +259,8 @@ TABLE = "\n".join(
 )
 
 
-def identity_of(taken: Capture, pw_ref: str) -> Identity:
-    return identities(taken)[by_pw(taken, pw_ref)]
+def identity_of(taken: Capture, key: str) -> Identity:
+    return identities(taken)[by_pw(taken, key)]
 
 
 def test_identity_context_names_containers_rows_and_list_items() -> None:
@@ -312,7 +312,7 @@ def test_identity_counts_per_frame() -> None:
 def test_identities_cover_every_node_with_a_playwright_ref_once_per_capture() -> None:
     taken = capture(PAGE + '\n- button "No ref"')
     found = identities(taken)
-    assert {n.pw_ref for n in found} == {"e1", "e2", "e3", "e4", "e5"}
+    assert {n.key for n in found} == {"e1", "e2", "e3", "e4", "e5"}
     assert identities(taken) is found
 
 

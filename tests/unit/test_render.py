@@ -131,7 +131,7 @@ def test_compact_keeps_wrappers_that_say_something() -> None:
         [
             '- group "Shipping":',
             '  - radio "Fast" [ref=e1]',
-            "- generic [ref=e2] [cursor=pointer]:",
+            "- generic [ref=e2] [clickable]:",
             "  - text: Clickable card",
             "- generic: loose words",
             "- group [disabled]:",
@@ -173,7 +173,7 @@ def test_row_lines_inline_what_cells_hold() -> None:
             "  - caption: Order 12 (draft)",  # kept: it says more than the table's name
             '  - row: Widget | spinbutton "Qty" [ref=e2] = "3" |  | checkbox "Gift" [checked]'
             ' [ref=e3] link "Details" [ref=e4] [url=/widget]',
-            "  - row [ref=e5] [cursor=pointer]: Total",
+            "  - row [ref=e5] [clickable]: Total",
         ]
     )
 
@@ -289,7 +289,7 @@ def test_interactive_headers_follow_landmarks_headings_and_frames() -> None:
         '- button "Pay" [ref=e5]': '[main > "Billing"]',
         '- button "Yes" [ref=e7]': '[main > "Billing" > dialog "Confirm"]',
         '- button "Inside" [ref=e9]': '[main > "Billing" > iframe e8]',
-        '- generic "Card" [ref=e10] [cursor=pointer]': '[main > "Billing" > iframe e8]',
+        '- generic "Card" [ref=e10] [clickable]': '[main > "Billing" > iframe e8]',
     }
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from steadyhand.snapshot.capture import MASK, mask_passwords
 from steadyhand.snapshot.tree import Node, parse
 
 
@@ -15,7 +14,7 @@ def only(text: str) -> Node:
 
 def test_root_is_a_synthetic_document_in_the_main_frame() -> None:
     root = parse('- button "OK" [ref=e1]')
-    assert (root.role, root.name, root.frame, root.parent, root.pw_ref) == (
+    assert (root.role, root.name, root.frame, root.parent, root.key) == (
         "document",
         "",
         0,
@@ -33,7 +32,7 @@ def test_key_gives_role_name_state_ref_pointer_and_box() -> None:
     assert node.role == "checkbox"
     assert node.name == "Accept terms"
     assert node.attrs == {"checked": "mixed", "disabled": ""}  # ref, cursor, box read apart
-    assert node.pw_ref == "e7"
+    assert node.key == "e7"
     assert node.pointer is True
     assert node.box == (10, 20, 300, 40)
     assert node.text is None
@@ -42,7 +41,7 @@ def test_key_gives_role_name_state_ref_pointer_and_box() -> None:
 
 def test_bare_key_has_no_name_ref_pointer_or_box() -> None:
     node = only("- separator")
-    assert (node.role, node.name, node.attrs, node.pw_ref, node.pointer, node.box) == (
+    assert (node.role, node.name, node.attrs, node.key, node.pointer, node.box) == (
         "separator",
         "",
         {},
@@ -55,7 +54,7 @@ def test_bare_key_has_no_name_ref_pointer_or_box() -> None:
 def test_frame_refs_and_heading_level() -> None:
     node = only('- heading "Billing" [level=2] [ref=f3e12]')
     assert node.attrs == {"level": "2"}
-    assert node.pw_ref == "f3e12"
+    assert node.key == "f3e12"
 
 
 def test_value_after_the_key_is_the_node_text() -> None:
@@ -87,7 +86,7 @@ def test_children_text_nodes_and_props() -> None:
         {"url": "/home?a=1"},
         [],
     )
-    assert (text.role, text.text, text.name, text.pw_ref) == ("text", "plain words", "", None)
+    assert (text.role, text.text, text.name, text.key) == ("text", "plain words", "", None)
     assert box.props == {"placeholder": "Type here"}
     assert (para.role, para.text, para.parent) == ("paragraph", "after", root)
     assert link.parent is nav and text.parent is nav and nav.parent is root
@@ -107,7 +106,7 @@ def test_dedent_returns_to_the_right_ancestor() -> None:
         )
     )
     main, top = root.children
-    assert [c.pw_ref for c in main.children] == ["e2", "e5"]
+    assert [c.key for c in main.children] == ["e2", "e5"]
     assert top.parent is root
     deep = main.children[0].children[0].children[0]
     assert [a.role for a in deep.ancestors()] == ["listitem", "list", "main", "document"]
@@ -116,7 +115,7 @@ def test_dedent_returns_to_the_right_ancestor() -> None:
 def test_names_are_json_strings() -> None:
     node = only(r'- button "say \"hi\" \\ caf\u00e9 [x]" [ref=e1]')
     assert node.name == 'say "hi" \\ café [x]'
-    assert node.pw_ref == "e1", "a ']' or '[' inside the name is not an attribute"
+    assert node.key == "e1", "a ']' or '[' inside the name is not an attribute"
 
 
 def test_values_are_yaml_double_quoted_strings() -> None:
@@ -154,13 +153,13 @@ def test_single_quoted_keys() -> None:
         )
     )
     button, link, box, heading = root.children
-    assert (button.role, button.name, button.pw_ref, button.text) == (
+    assert (button.role, button.name, button.key, button.text) == (
         "button",
         "Note: hi",
         "e3",
         None,
     )
-    assert (link.name, link.pw_ref, link.pointer, link.props) == (
+    assert (link.name, link.key, link.pointer, link.props) == (
         "Bob's: page",
         "e4",
         True,
@@ -192,7 +191,7 @@ def test_iframes_start_new_frames_in_document_order() -> None:
             ]
         )
     )
-    frames = {n.name or n.text or n.pw_ref: n.frame for n in root.walk() if n is not root}
+    frames = {n.name or n.text or n.key: n.frame for n in root.walk() if n is not root}
     assert frames == {
         "Top": 0,
         "e2": 0,  # an iframe element lives in its parent's document
@@ -221,9 +220,9 @@ def test_walk_is_document_order() -> None:
             ]
         )
     )
-    assert [n.pw_ref for n in root.walk()] == [None, "e1", "e2", "e3", "e4", "e5", "e6"]
+    assert [n.key for n in root.walk()] == [None, "e1", "e2", "e3", "e4", "e5", "e6"]
     list_node = root.children[0].children[0]
-    assert [n.pw_ref for n in list_node.walk()] == ["e2", "e3", "e4"]
+    assert [n.key for n in list_node.walk()] == ["e2", "e3", "e4"]
 
 
 def test_all_text_joins_names_values_and_descendant_text() -> None:
@@ -249,28 +248,3 @@ def test_escaped_backslash_before_x_is_kept() -> None:
     # The page text `dir: C:\x64` needs quotes (": "); Playwright escapes the backslash.
     node = only(r'- paragraph [ref=e1]: "dir: C:\\x64"')
     assert node.text == "dir: C:\\x64"
-
-
-def test_password_value_next_to_a_placeholder_is_masked() -> None:
-    # What Playwright renders for <input type=password placeholder="Your password"> holding
-    # "hunter2": props and a value cannot share the key's line, so both become lines.
-    root = parse(
-        "\n".join(
-            [
-                '- textbox "Password" [ref=e5]:',
-                "  - /placeholder: Your password",
-                "  - text: hunter2",
-            ]
-        )
-    )
-    mask_passwords(root, {"hunter2"})
-    assert all("hunter2" not in (n.text or "") for n in root.walk())
-    assert root.children[0].text == MASK
-
-
-def test_password_value_on_the_key_line_is_masked() -> None:
-    root = parse('- textbox "Password" [ref=e5]: hunter2\n- paragraph [ref=e6]: hunter2')
-    mask_passwords(root, {"hunter2"})
-    box, para = root.children
-    assert box.text == MASK
-    assert para.text == "hunter2", "only fields are masked"

@@ -1,8 +1,8 @@
 """Turn a ref into the one element it names now, re-find its twin, or refuse at once.
 
 1. The ref must have been handed out by this tab, for the document now loaded.
-2. If Playwright still knows the element, it is pinned with a handle and its document is
-   checked (a frame may have navigated under the same Playwright ref).
+2. If the page model still has the element (its document is loaded and the element is
+   connected), it is pinned with a handle.
 3. Otherwise the page is read again. The same element under the same ref (it was hidden,
    or another snapshot moved Playwright on) is used as is. An element the page replaced is
    re-found by its identity (role, name, context) only if the page now has exactly as many
@@ -10,8 +10,8 @@
    result then says `reresolved`. Anything else is `stale_ref`: never a different element,
    never a success without acting.
 
-Playwright's `aria-ref=` locator waits for its whole timeout when the ref names nothing;
-here an unknown or stale ref costs milliseconds. The handle pins the element: if the page
+The page model holds each element by its id in its own document, so an unknown or stale
+ref costs milliseconds. The handle pins the element: if the page
 replaces it while the action waits, the action fails at once instead of finding a stranger.
 """
 
@@ -26,8 +26,9 @@ from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.snapshot.capture import ELEMENT_DOCUMENT_JS, Capture
+from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.lookup import is_ref
+from steadyhand.snapshot.page_model import Renamed
 from steadyhand.snapshot.refs import RefEntry, identities
 from steadyhand.snapshot.take import take
 
@@ -101,22 +102,25 @@ def resolve_entry(tab: Tab, ref: str) -> RefEntry:
 
 
 async def _pin(tab: Tab, entry: RefEntry) -> ElementHandle | None:
-    """A handle on the element if Playwright's ref still names it in the ref's document."""
+    """A handle on what a person would act on for the element, if its document still has it.
+
+    Usually the element itself; for a visually hidden native input, its label or the
+    custom control drawn in its place.
+    """
+    if not entry.doc:
+        return None
     try:
-        handles = await tab.page.locator(f"aria-ref={entry.pw_ref}").element_handles()
-    except PlaywrightError:
-        return None  # e.g. the frame the Playwright ref pointed into is gone
-    if len(handles) == 1:
-        try:
-            doc = await handles[0].evaluate(ELEMENT_DOCUMENT_JS)
-        except PlaywrightError:
-            doc = None
-        if entry.doc and doc == entry.doc:
-            return handles[0]
-    for handle in handles:
-        with suppress(PlaywrightError):
-            await handle.dispose()
-    return None
+        return await tab.model.element(
+            tab.page, entry.doc, entry.key, act=True, name=entry.identity.name
+        )
+    except Renamed as exc:
+        raise _stale(
+            tab,
+            entry.ref,
+            f"the {entry.label()} it named is called {exc.now!r} now, which you have not "
+            "seen: it may not do what you expect",
+            RENAMED,
+        ) from None
 
 
 def _twin(tab: Tab, taken: Capture, entry: RefEntry, frames: list[int]) -> tuple[str | None, str]:
@@ -160,6 +164,7 @@ async def element(tab: Tab, ref: str, timeout_ms: float) -> AsyncIterator[Target
 
 
 GONE = "gone"  # `stale_ref` data["reason"] when no element fills the ref's slot now
+RENAMED = "renamed"  # the element is there, under a name the agent has not been shown
 
 
 def _stale(tab: Tab, ref: str, why: str, reason: str = "") -> SteadyhandError:

@@ -46,32 +46,18 @@ from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.lookup import is_ref
+from steadyhand.snapshot.page_model import KEY as MODEL_KEY
 from steadyhand.snapshot.render import View, page
 from steadyhand.snapshot.take import take
 
 # Resolves once the DOM has been quiet for 60 ms (or after 600 ms of constant change).
-SETTLE_JS = """() => new Promise(resolve => {
-  let quiet, hard;
-  const observer = new MutationObserver(() => {
-    clearTimeout(quiet);
-    quiet = setTimeout(done, 60);
-  });
-  function done() {
-    observer.disconnect(); clearTimeout(quiet); clearTimeout(hard); resolve();
-  }
-  observer.observe(document,
-    {subtree: true, childList: true, attributes: true, characterData: true});
-  quiet = setTimeout(done, 60);
-  hard = setTimeout(done, 600);
-})"""
-# Counts DOM mutations from now on, so the result can say whether the action changed any.
-COUNT_MUTATIONS_JS = """() => {
-  const box = {n: 0};
-  new MutationObserver(records => { box.n += records.length; }).observe(document,
-    {subtree: true, childList: true, attributes: true, characterData: true});
-  window.__steadyhandMutations = box;
-}"""
-READ_MUTATIONS_JS = "() => window.__steadyhandMutations ? window.__steadyhandMutations.n : null"
+# Waits until a frame goes by with no DOM mutation and no request the page started still
+# pending (the page model tracks both), at most SETTLE_MAX_MS.
+SETTLE_JS = f"ms => window.{MODEL_KEY} ? window.{MODEL_KEY}.settle(ms) : null"
+SETTLE_MAX_MS = 600
+# DOM mutations the page model has seen in this document: the result says whether the
+# action changed any.
+MUTATIONS_JS = f"() => window.{MODEL_KEY} ? window.{MODEL_KEY}.mutations() : null"
 LOAD_WAIT_MS = 5_000
 EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
@@ -116,7 +102,9 @@ class Act:
         self._mark: Mark | None = None
         self._ready = False
         self._counting = False
+        self._mutations_before = 0
         self._unverified = 0
+        self._read_after = False  # the page model was read after the action (its counter too)
         self._left_mid_action = False  # a target was detached while a try used it
 
     @property
@@ -274,8 +262,9 @@ class Act:
             self.tab.seen(await take(self.tab, self.call.remaining_ms()))
         if not self._counting:
             try:
-                await self.tab.page.evaluate(COUNT_MUTATIONS_JS)
-                self._counting = True
+                before = await self.tab.page.evaluate(MUTATIONS_JS)
+                self._counting = before is not None
+                self._mutations_before = int(before or 0)
             except PlaywrightError:
                 pass
 
@@ -337,7 +326,7 @@ class Act:
     async def _settle(self) -> None:
         tab = self.tab
         try:
-            await tab.page.evaluate(SETTLE_JS)
+            await tab.page.evaluate(SETTLE_JS, SETTLE_MAX_MS)
         except PlaywrightError:
             # The action navigated: the old document (and the evaluate) went with it.
             with suppress(PlaywrightError):
@@ -348,11 +337,16 @@ class Act:
     async def _dom_changed(self) -> bool | None:
         if not self._counting or self.tab.page.url != self._url_before:
             return None
-        try:
-            count = await self.tab.page.evaluate(READ_MUTATIONS_JS)
-        except PlaywrightError:
-            return None
-        return None if count is None else bool(count)
+        count = self.tab.model.mutations if self._read_after else None
+        self._read_after = False  # a later call (an awaited effect) reads the page again
+        if count is None:
+            try:
+                count = await self.tab.page.evaluate(MUTATIONS_JS)
+            except PlaywrightError:
+                return None
+        if count is None or count < self._mutations_before:
+            return None  # another document (the counter starts again with each)
+        return count > self._mutations_before
 
     async def _changes(self) -> str:
         """What the action changed, read once the page has settled."""
@@ -362,6 +356,7 @@ class Act:
         except (PlaywrightError, SteadyhandError) as exc:
             tab.acted_since_baseline = True
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
+        self._read_after = True
         text = report(tab.baseline, taken, View())
         tab.seen(taken)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)
@@ -422,19 +417,15 @@ class Act:
             entry = resolve_entry(self.tab, value)
         except SteadyhandError as exc:
             return exc.code == ErrorCode.STALE_REF  # its page is gone, and it with it
-        try:
-            handles = await page_.locator(f"aria-ref={entry.pw_ref}").element_handles()
-        except PlaywrightError:
+        handle = await self.tab.model.element(page_, entry.doc, entry.key, act=False)
+        if handle is None:
             return True
         try:
-            if not handles:
-                return True
-            return not await handles[0].evaluate(
+            return not await handle.evaluate(
                 "e => e.isConnected && e.checkVisibility({visibilityProperty: true})"
             )
         except PlaywrightError:
             return True
         finally:
-            for handle in handles:
-                with suppress(PlaywrightError):
-                    await handle.dispose()
+            with suppress(PlaywrightError):
+                await handle.dispose()

@@ -12,6 +12,7 @@ import time
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import FloatRect
 from pydantic import Field
 
 from steadyhand.actions.retry import Retryable
@@ -30,7 +31,12 @@ from steadyhand.commands.act import Act, Aim
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.page_model import KEY as MODEL_KEY
 
+# Whether the page handles key events on the element itself: then typing sends keys.
+LISTENS_FOR_KEYS_JS = f"e => !!(window.{MODEL_KEY} && window.{MODEL_KEY}.listensForKeys(e))"
+# The page model's mutation count in an element's own document.
+FRAME_MUTATIONS_JS = f"e => window.{MODEL_KEY} ? window.{MODEL_KEY}.mutations() : null"
 TARGET_HELP = (
     'element ref (e12) or locator (role=button[name="Save"], text=..., label=..., css=...)'
 )
@@ -184,7 +190,8 @@ class TypeParams(RefParams):
 async def _type_into(act: Act, aim: Aim, text: str, *, clear: bool, slowly: bool) -> str:
     """Type `text` into the field; what the field should hold afterwards."""
     handle = aim.handle
-    if clear and not slowly:
+    by_keys = slowly or bool(await handle.evaluate(LISTENS_FOR_KEYS_JS))
+    if clear and not by_keys:
         await act.actionable(aim, lambda ms: handle.fill(text, timeout=ms), editable=True)
         return text
     before = ""
@@ -209,11 +216,20 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
                 secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
                 if not secret:
                     call.reveal("text")
+                before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
                 wanted = await _type_into(
                     act, aim, params.text, clear=params.clear, slowly=params.slowly
                 )
                 value = await field_value(aim.handle)
-                act.detail.update(check_value(aim.what, wanted, value, secret))
+                try:
+                    act.detail.update(check_value(aim.what, wanted, value, secret))
+                except Unverified:
+                    # A field that takes each key and clears itself (a terminal's input
+                    # line) while the page reacts: typed, not rejected.
+                    after = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
+                    if value or before is None or after is None or after <= before:
+                        raise
+                    act.detail["consumed"] = {"value": value, "page_mutations": after - before}
                 if params.submit:
                     await aim.handle.press("Enter", timeout=call.remaining_ms())
                 act.detail["submitted"] = params.submit
@@ -420,17 +436,55 @@ async def hover(call: Call, params: RefParams) -> ActionResult:
     return await act.result("hover", params.ref)
 
 
+Position = Literal["center", "top", "bottom", "left", "right"]
+
+
 class DragParams(ActParams):
     source: str = positional("element to drag (ref or locator)")
     target: str = positional("element to drop it on (ref or locator)")
+    to_position: Position = Field(
+        "center",
+        description="where in the target to drop: center, or just inside its top, bottom, "
+        "left or right edge (before/after it in a sortable list)",
+    )
+    offset: str | None = Field(
+        None,
+        description="drop at X,Y pixels from the target's top-left corner (instead of "
+        "--to-position)",
+    )
 
 
-DRAG_STEPS = 12
+DRAG_STEPS = 10
+DRAG_PAUSE_S = 0.03  # between moves: libraries that animate (SortableJS) track each one
+EDGE = 0.2  # --to-position: this far inside the edge (of the width or height)
+
+
+def drop_point(box: FloatRect, position: str, offset: str | None) -> tuple[float, float]:
+    """Where to release the mouse over a target with this bounding box."""
+    x, y, w, h = box["x"], box["y"], box["width"], box["height"]
+    if offset is not None:
+        try:
+            dx, dy = (float(part) for part in offset.split(","))
+        except ValueError:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"--offset {offset!r} is not X,Y",
+                "give pixels from the target's top-left corner, e.g. --offset 10,40",
+            ) from None
+        return x + dx, y + dy
+    fx, fy = {
+        "center": (0.5, 0.5),
+        "top": (0.5, EDGE),
+        "bottom": (0.5, 1 - EDGE),
+        "left": (EDGE, 0.5),
+        "right": (1 - EDGE, 0.5),
+    }[position]
+    return x + w * fx, y + h * fy
 
 
 @command("drag", acts=True)
 async def drag(call: Call, params: DragParams) -> ActionResult:
-    """Drag one element onto another (mouse down, move, up; HTML5 drag and drop too)."""
+    """Drag one element onto another (mouse down, paced moves, up; HTML5 drag and drop too)."""
     async with Act(call, params) as act:
 
         async def body() -> None:
@@ -440,21 +494,117 @@ async def drag(call: Call, params: DragParams) -> ActionResult:
                 await act.actionable(goal, lambda ms: goal.handle.hover(trial=True, timeout=ms))
                 mouse = act.tab.page.mouse
                 await source.handle.hover(timeout=call.remaining_ms())
+                start = await source.handle.bounding_box()
                 await mouse.down()
                 try:
                     await goal.handle.scroll_into_view_if_needed(timeout=call.remaining_ms())
                     box = await goal.handle.bounding_box()
-                    if box is None:
+                    if box is None or start is None:
                         raise Retryable(
                             ErrorCode.NOT_ACTIONABLE,
                             f"{goal.what} has no box to drop on (hidden)",
                             "take a snapshot and drop on a visible element",
                         )
-                    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-                    await mouse.move(x, y, steps=DRAG_STEPS)
+                    x, y = drop_point(box, params.to_position, params.offset)
+                    x0 = start["x"] + start["width"] / 2
+                    y0 = start["y"] + start["height"] / 2
+                    for step in range(1, DRAG_STEPS + 1):
+                        k = step / DRAG_STEPS
+                        await mouse.move(x0 + (x - x0) * k, y0 + (y - y0) * k)
+                        await asyncio.sleep(DRAG_PAUSE_S)
                 finally:
                     await mouse.up()
-                act.detail.update({"source": params.source, "target": params.target})
+                act.detail.update(
+                    {"source": params.source, "target": params.target, "dropped_at": [x, y]}
+                )
 
         await act.run(body)
     return await act.result("drag", params.source)
+
+
+# ---------------------------------------------------------------------- text selection
+
+# Selects text inside an element, from the start of `from` to the end of `to` (whitespace
+# compared as a person reads it); a field's value through setSelectionRange. Returns the
+# selection's text, or {missing: "from"|"to"}.
+SELECT_TEXT_JS = """(el, [from, to]) => {
+  const squash = s => s.replace(/\\s+/g, ' ');
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    const v = el.value;
+    const a = from ? v.indexOf(from) : 0;
+    if (a < 0) return {missing: 'from'};
+    const b = to ? v.indexOf(to, a) : (from ? a + from.length - 1 : v.length - 1);
+    if (b < 0) return {missing: 'to'};
+    const end = to ? b + to.length : b + 1;
+    el.focus();
+    el.setSelectionRange(a, end);
+    return {text: v.slice(a, end)};
+  }
+  const nodes = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
+  let flat = '';
+  const where = [];  // flat index -> [node, offset]
+  for (const n of nodes) {
+    for (let i = 0; i < n.data.length; i++) {
+      const c = /\\s/.test(n.data[i]) ? ' ' : n.data[i];
+      if (c === ' ' && flat.endsWith(' ')) continue;
+      flat += c;
+      where.push([n, i]);
+    }
+  }
+  const a = from ? flat.indexOf(squash(from)) : flat.search(/\\S/);
+  if (a < 0) return {missing: 'from'};
+  let b;
+  if (to) {
+    const at = flat.indexOf(squash(to), a);
+    if (at < 0) return {missing: 'to'};
+    b = at + squash(to).length - 1;
+  } else {
+    b = from ? a + squash(from).length - 1 : flat.trimEnd().length - 1;
+  }
+  const range = document.createRange();
+  range.setStart(where[a][0], where[a][1]);
+  range.setEnd(where[b][0], where[b][1] + 1);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  return {text: selection.toString()};
+}"""
+
+
+class SelectTextParams(ActParams):
+    ref: str = positional("element whose text to select (a paragraph, a cell, a field, ...)")
+    from_text: str | None = Field(
+        None,
+        description="select from the start of this text (default: all of it)",
+        json_schema_extra={"flag": "from"},
+    )
+    to_text: str | None = Field(
+        None,
+        description="to the end of this text (default: the end of --from)",
+        json_schema_extra={"flag": "to"},
+    )
+
+
+@command("select-text", acts=True)
+async def select_text(call: Call, params: SelectTextParams) -> ActionResult:
+    """Select text inside an element (all of it, or --from TEXT [--to TEXT]); verified."""
+    async with Act(call, params) as act:
+
+        async def body() -> None:
+            async with act.target(params.ref) as aim:
+                await act.ready(aim)
+                wanted = {"from": params.from_text, "to": params.to_text}
+                found = await aim.handle.evaluate(SELECT_TEXT_JS, list(wanted.values()))
+                if "missing" in found:
+                    which = found["missing"]
+                    raise SteadyhandError(
+                        ErrorCode.NOT_FOUND,
+                        f"{aim.what} has no text {wanted[which]!r} (--{which})",
+                        "copy the words from a snapshot of that element (snapshot --ref REF)",
+                    )
+                act.detail["selected"] = found["text"]
+
+        await act.run(body)
+    return await act.result("select-text", params.ref)

@@ -17,6 +17,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.find import find_nodes
+from steadyhand.snapshot.page_model import WITHIN_JS
 from steadyhand.snapshot.render import (
     Mode,
     View,
@@ -27,7 +28,7 @@ from steadyhand.snapshot.render import (
     truncation_marker,
 )
 from steadyhand.snapshot.take import take
-from steadyhand.snapshot.tree import Node, parse
+from steadyhand.snapshot.tree import Node
 
 _REF_IN_TEXT = re.compile(r"\[ref=(e\d+)\]")
 
@@ -108,12 +109,10 @@ async def snapshot(call: Call, params: SnapshotParams) -> SnapshotResult:
 
 
 async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: View) -> str:
-    selected: set[str] | None = None
-    if params.selector is not None:
-        selected, loose = await _selector_refs(call, tab, params.selector, params.frame)
-        if not selected:
-            return render([loose], view)  # nothing in it can be acted on: no refs to keep
+    selected: set[tuple[int, str]] | None = None
     taken = await take(tab, call.remaining_ms(), cells=params.cells)
+    if params.selector is not None:
+        selected = await _selector_keys(tab, taken, params.selector, params.frame)
     if params.diff:
         text = report(tab.baseline, taken, view)
         tab.seen(taken)
@@ -134,25 +133,26 @@ def _walk(roots: list[Node]) -> list[Node]:
     return [node for root in roots for node in root.walk()]
 
 
-def _topmost(roots: list[Node], selected: set[str]) -> list[Node]:
-    """The highest nodes whose Playwright ref is in `selected`, in document order."""
+def _topmost(roots: list[Node], selected: set[tuple[int, str]]) -> list[Node]:
+    """The highest nodes whose (frame, key) is in `selected`, in document order."""
     found: list[Node] = []
     stack = list(reversed(roots))
     while stack:
         node = stack.pop()
-        if node.pw_ref in selected:
+        if (node.frame, node.key) in selected:
             found.append(node)
         else:
             stack.extend(reversed(node.children))
     return found
 
 
-async def _selector_refs(
-    call: Call, tab: Tab, selector: str, frame: str | None
-) -> tuple[set[str], Node]:
-    """Playwright refs inside the first element matching `selector`, and its own tree."""
+async def _selector_keys(
+    tab: Tab, taken: Capture, selector: str, frame: str | None
+) -> set[tuple[int, str]]:
+    """(frame, key) of the first element matching `selector` and of every element in it."""
     scope = _frame_by_name(tab, frame) if frame is not None and not frame.startswith("e") else None
-    locator = (scope or tab.page).locator(selector)
+    where = scope or tab.page.main_frame
+    locator = where.locator(selector)
     try:
         count = await locator.count()
     except PlaywrightError as exc:
@@ -167,9 +167,9 @@ async def _selector_refs(
             f"no element matches --selector {selector!r}",
             "check the selector against the page (snapshot without it shows the page)",
         )
-    text = await locator.first.aria_snapshot(mode="ai", timeout=call.remaining_ms())
-    tree = parse(text)
-    return {n.pw_ref for n in tree.walk() if n.pw_ref is not None}, tree
+    index = tab.model.model_of(where).index
+    keys = await locator.first.evaluate(WITHIN_JS)
+    return {(index, str(k)) for k in keys}
 
 
 def _ref_root(tab: Tab, taken: Capture, ref: str, roots: list[Node]) -> Node:

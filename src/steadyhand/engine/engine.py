@@ -29,6 +29,7 @@ from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
+from steadyhand.snapshot.page_model import install as install_page_model
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.sqlite import Checkpoint, Store
 
@@ -129,6 +130,7 @@ class Engine:
             except BaseException:
                 self.profiles.unlock(profile)
                 raise
+        await install_page_model(context)
         session = Session(
             name,
             context,

@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.page_model import PageModel
 from steadyhand.snapshot.refs import RefRegistry
 
 log = logging.getLogger("steadyhand.session")
@@ -34,6 +35,7 @@ class Tab:
     page: Page
     events: PageEvents
     refs: RefRegistry = field(default_factory=RefRegistry)
+    model: PageModel = field(default_factory=PageModel)  # what the tab shows, kept current
     snapshot_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # What the agent last saw of this tab: the base of `snapshot --diff` and `--changes`.
     baseline: Capture | None = None

@@ -64,22 +64,34 @@ def _key(node: Node, view: View) -> tuple[str, ...]:
 
 
 def _children(old: Node, new: Node, view: View, changes: Changes) -> None:
+    if old is new or old.children is new.children:
+        return  # a subtree both captures share: nothing in it changed
     a, b = _visible_children(old, view), _visible_children(new, view)
-    keys_a, keys_b = [_key(n, view) for n in a], [_key(n, view) for n in b]
+
+    def same(x: Node, y: Node) -> bool:
+        return x is y or _key(x, view) == _key(y, view)
+
     # Equal runs at both ends are paired without difflib: it is quadratic on long runs of
-    # look-alike siblings (3 000 unnamed list items), and most changes are small.
+    # look-alike siblings (3 000 unnamed list items), and most changes are small. Shared
+    # nodes compare by identity, so a long list with one changed item costs little.
     head = 0
-    while head < min(len(a), len(b)) and keys_a[head] == keys_b[head]:
+    while head < min(len(a), len(b)) and same(a[head], b[head]):
         head += 1
     tail = 0
-    while tail < min(len(a), len(b)) - head and keys_a[-1 - tail] == keys_b[-1 - tail]:
+    while tail < min(len(a), len(b)) - head and same(a[-1 - tail], b[-1 - tail]):
         tail += 1
     for x, y in zip(a[:head], b[:head], strict=True):
         _pair(x, y, view, changes)
-    mid_a, mid_b = slice(head, len(a) - tail), slice(head, len(b) - tail)
-    if a[mid_a] or b[mid_b]:
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if mid_a or mid_b:
         _middle(
-            a[mid_a], b[mid_b], keys_a[mid_a], keys_b[mid_b], parent=new, view=view, changes=changes
+            mid_a,
+            mid_b,
+            [_key(n, view) for n in mid_a],
+            [_key(n, view) for n in mid_b],
+            parent=new,
+            view=view,
+            changes=changes,
         )
     for x, y in zip(a[len(a) - tail :], b[len(b) - tail :], strict=True):
         _pair(x, y, view, changes)
@@ -158,6 +170,8 @@ def _visible_children(node: Node, view: View) -> list[Node]:
 
 
 def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:
+    if x is y:
+        return
     before, after = node_line(x, view), node_line(y, view)
     if before != after:
         _note(

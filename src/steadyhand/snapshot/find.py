@@ -48,6 +48,6 @@ def find_nodes(
 def _actionable_self_or_ancestor(node: Node) -> Node | None:
     """The node if Playwright gave it a ref, else the nearest ancestor it gave one to."""
     current: Node | None = node
-    while current is not None and current.pw_ref is None:
+    while current is not None and current.key is None:
         current = current.parent
     return current

@@ -15,7 +15,6 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.engine.session import Tab
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.render import actionable
-from steadyhand.snapshot.tree import Node
 
 # Where an iframe's document starts, relative to the iframe element's box.
 CONTENT_ORIGIN_JS = """e => {
@@ -57,7 +56,7 @@ class Label:
 
 async def labels_for(tab: Tab, taken: Capture, viewport: tuple[int, int] | None) -> list[Label]:
     """A label for every actionable element with a visible box (in the viewport, if given)."""
-    origins = await _frame_origins(tab, taken.root)
+    origins = await _frame_origins(tab, taken)
     found: list[Label] = []
     for node in taken.root.walk():
         if not actionable(node) or node.box is None or node.frame not in origins:
@@ -76,15 +75,15 @@ async def labels_for(tab: Tab, taken: Capture, viewport: tuple[int, int] | None)
     return found
 
 
-async def _frame_origins(tab: Tab, root: Node) -> dict[int, tuple[int, int]]:
+async def _frame_origins(tab: Tab, taken: Capture) -> dict[int, tuple[int, int]]:
     """Where each frame's viewport starts in the page's viewport (frames not found: absent)."""
     origins = {0: (0, 0)}
-    for node in root.walk():  # document order: a parent frame comes before its children
+    for node in taken.root.walk():  # document order: a parent frame comes before its children
         if node.role != "iframe" or not node.children or node.frame not in origins:
             continue
-        if node.pw_ref is None or node.box is None:
+        if node.key is None or node.box is None:
             continue
-        inner = await _content_origin(tab, node.pw_ref)
+        inner = await _content_origin(tab, taken.docs.get(node.frame, ""), node.key)
         if inner is None:
             continue
         px, py = origins[node.frame]
@@ -92,22 +91,18 @@ async def _frame_origins(tab: Tab, root: Node) -> dict[int, tuple[int, int]]:
     return origins
 
 
-async def _content_origin(tab: Tab, pw_ref: str) -> tuple[int, int] | None:
-    try:
-        handles = await tab.page.locator(f"aria-ref={pw_ref}").element_handles()
-    except PlaywrightError:
+async def _content_origin(tab: Tab, doc: str, key: str) -> tuple[int, int] | None:
+    handle = await tab.model.element(tab.page, doc, key, act=False)
+    if handle is None:
         return None
     try:
-        if len(handles) != 1:
-            return None
-        left, top = await handles[0].evaluate(CONTENT_ORIGIN_JS)
+        left, top = await handle.evaluate(CONTENT_ORIGIN_JS)
         return round(left), round(top)
     except PlaywrightError:
         return None
     finally:
-        for handle in handles:
-            with contextlib.suppress(PlaywrightError):
-                await handle.dispose()
+        with contextlib.suppress(PlaywrightError):
+            await handle.dispose()
 
 
 async def draw(tab: Tab, labels: list[Label]) -> None:

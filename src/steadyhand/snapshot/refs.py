@@ -13,7 +13,7 @@ re-find an element the page replaced with an identical one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.lookup import is_ref
@@ -71,11 +71,19 @@ LABEL_CHARS = 60
 MAX_ENTRIES = 20_000  # per tab; beyond it, refs absent from the last snapshot are dropped
 
 
+# Blocks of prose an agent may need to select text in (`select-text REF`): they get a ref
+# once they hold this much text (a short status line is read, not selected).
+TEXT_BLOCKS = frozenset({"paragraph", "blockquote"})
+SELECTABLE_CHARS = 40
+
+
 def deserves_ref(node: Node) -> bool:
-    """Whether the default views hand this node a ref."""
-    if node.pw_ref is None:
+    """Whether the default views hand this node a ref: a person can act on it."""
+    if node.key is None:
         return False
-    return node.role in ACTIONABLE or node.role in CONTAINERS or node.pointer
+    if node.role in TEXT_BLOCKS and not node.how:
+        return len(node.all_text(SELECTABLE_CHARS)) >= SELECTABLE_CHARS
+    return node.role in ACTIONABLE or node.role in CONTAINERS or bool(node.how)
 
 
 @dataclass(frozen=True)
@@ -92,7 +100,7 @@ class Identity:
 @dataclass(frozen=True)
 class RefEntry:
     ref: str
-    pw_ref: str
+    key: str
     doc: str  # the document (of its frame) the element lives in
     main_doc: str  # the tab's main document when the ref was handed out
     frame: int  # 0 for the main frame
@@ -149,7 +157,7 @@ def _identities(capture: Capture) -> dict[Node, Identity]:
     stack: list[tuple[Node, tuple[str, ...]]] = [(capture.root, ())]
     while stack:
         node, context = stack.pop()
-        if node.pw_ref is not None:
+        if node.key is not None:
             key = (node.frame, node.role, node.name, context)
             nth = counts.get(key, 0)
             counts[key] = nth + 1
@@ -180,26 +188,34 @@ class RefRegistry:
             self.main_doc = capture.main_doc
         fresh: list[tuple[Node, str]] = []
         for node in nodes:
-            if node.pw_ref is None or node.ref is not None:
+            if node.key is None or node.ref is not None:
                 continue
             doc = capture.docs.get(node.frame, "")
-            known = self._by_key.get((doc, node.pw_ref)) if doc else None
-            if known is not None and known in self._entries:
+            known = self._by_key.get((doc, node.key)) if doc else None
+            entry = self._entries.get(known) if known is not None else None
+            if entry is not None:
                 node.ref = known  # the same element: its ref, and the identity it had then
+                if node.name != entry.identity.name:
+                    # Renamed, and this reading shows it: acting under the new name is
+                    # now what the agent asks for.
+                    identity = replace(entry.identity, name=node.name)
+                    self._entries[entry.ref] = replace(entry, identity=identity)
             else:
                 fresh.append((node, doc))
         if not fresh:
             return
         found = identities(capture)  # one pass over the tree, only when refs are new
         for node, doc in fresh:
-            assert node.pw_ref is not None
+            if node not in found:
+                continue  # no longer in the tree (a later patch of the same read replaced it)
+            assert node.key is not None
             ref = f"e{self._next}"
             self._next += 1
             if doc:  # a frame whose document could not be identified gets no reuse
-                self._by_key[(doc, node.pw_ref)] = ref
+                self._by_key[(doc, node.key)] = ref
             self._entries[ref] = RefEntry(
                 ref=ref,
-                pw_ref=node.pw_ref,
+                key=node.key,
                 doc=doc,
                 main_doc=capture.main_doc,
                 frame=node.frame,
@@ -210,13 +226,13 @@ class RefRegistry:
         if len(self._entries) > MAX_ENTRIES:
             self._prune(capture)
 
-    def reattach(self, capture: Capture) -> None:
+    def reattach(self, capture: Capture, nodes: Iterable[Node] | None = None) -> None:
         """Put refs handed out earlier (by `find`, say) on the nodes that carry them now."""
         if capture.main_doc != self.main_doc:
             return
-        for node in capture.root.walk():
-            if node.pw_ref is not None and node.ref is None:
-                ref = self._by_key.get((capture.docs.get(node.frame, ""), node.pw_ref))
+        for node in capture.root.walk() if nodes is None else nodes:
+            if node.key is not None and node.ref is None:
+                ref = self._by_key.get((capture.docs.get(node.frame, ""), node.key))
                 if ref is not None:
                     node.ref = ref
 
@@ -233,7 +249,7 @@ class RefRegistry:
         live = {n.ref for n in capture.root.walk() if n.ref is not None}
         for ref in [r for r in self._entries if r not in live]:
             entry = self._entries.pop(ref)
-            self._by_key.pop((entry.doc, entry.pw_ref), None)
+            self._by_key.pop((entry.doc, entry.key), None)
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -62,7 +62,7 @@ class View:
 
 
 def actionable(node: Node) -> bool:
-    return node.ref is not None and (node.role in ACTIONABLE or node.pointer)
+    return node.ref is not None and (node.role in ACTIONABLE or bool(node.how))
 
 
 def line_key(node: Node, view: View) -> str:
@@ -77,9 +77,7 @@ def line_key(node: Node, view: View) -> str:
             value = node.attrs[attr]
             out.append(f" [{attr}={value}]" if value else f" [{attr}]")
     if node.ref is not None:
-        out.append(f" [ref={node.ref}]")
-        if node.pointer and node.role not in ACTIONABLE:
-            out.append(" [cursor=pointer]")
+        out.append(f" [ref={node.ref}]" + ways(node))
     if "placeholder" in node.props:
         out.append(
             " [placeholder=" + json.dumps(node.props["placeholder"], ensure_ascii=False) + "]"
@@ -87,6 +85,12 @@ def line_key(node: Node, view: View) -> str:
     if view.urls and "url" in node.props:
         out.append(" [url=" + node.props["url"] + "]")
     return "".join(out)
+
+
+def ways(node: Node) -> str:
+    """How a person acts on it, where its role does not say: ` [clickable] [draggable]`."""
+    said = ("clickable", "focusable") if node.role in ACTIONABLE else ()
+    return "".join(f" [{way}]" for way in node.how if way not in said)
 
 
 def own_text(node: Node) -> str | None:
@@ -193,8 +197,16 @@ def _row_line(row: Node, view: View) -> str:
         f" [{a}={v}]" if v else f" [{a}]" for a, v in row.attrs.items() if a in STATE_ATTRS
     )
     if row.ref is not None:
-        extra += f" [ref={row.ref}]" + (" [cursor=pointer]" if row.pointer else "")
-    return f"- {key}{extra}: " + " | ".join(_inline(c, view, top=True) for c in cells)
+        extra += f" [ref={row.ref}]" + ways(row)
+    return f"- {key}{extra}: " + " | ".join(_cell(c, view) for c in cells)
+
+
+def _cell(cell: Node, view: View) -> str:
+    """A cell in its row's line; one a person can act on (a clickable cell) with its ref."""
+    text = _inline(cell, view, top=True)
+    if cell.ref is not None and cell.how and "[ref=" not in text:
+        return line_key(cell, view) if cell.name == text else f"{text} {line_key(cell, view)}"
+    return text
 
 
 def _inline(node: Node, view: View, top: bool = False) -> str:
@@ -245,16 +257,21 @@ def with_context(root: Node) -> Iterable[tuple[Node, str, str]]:
     """Each node with its header path and its row/list-item context, in document order."""
     stack: list[tuple[Node, tuple[Node, ...], str]] = [(root, (), "")]
     heading: tuple[str, tuple[Node, ...]] | None = None  # text, the containers it sits in
+    last: tuple[tuple[Node, ...], tuple[str, tuple[Node, ...]] | None] | None = None
+    path = ""
     while stack:
         node, containers, near = stack.pop()
         if heading is not None and containers[: len(heading[1])] != heading[1]:
             heading = None  # the container the heading titled has ended
         if node.role == "heading" and node.name:
             heading = (f'"{node.name[:LABEL_CHARS]}"', containers)
-        path = [_landmark_label(c) for c in containers]
-        if heading is not None:
-            path.insert(len(heading[1]), heading[0])
-        yield node, " > ".join(path), near
+        if (containers, heading) != last:  # most nodes share their parent's path
+            last = (containers, heading)
+            parts = [_landmark_label(c) for c in containers]
+            if heading is not None:
+                parts.insert(len(heading[1]), heading[0])
+            path = " > ".join(parts)
+        yield node, path, near
         inner = (*containers, node) if node.role in LANDMARKS else containers
         label = row_label(node) if node.role == "row" else ""
         label = item_label(node) if node.role == "listitem" else label

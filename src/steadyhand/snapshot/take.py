@@ -1,22 +1,39 @@
-"""Take a tab's snapshot: capture it whole and hand out refs, one reader at a time."""
+"""Take a tab's snapshot: read its page model and hand out refs, one reader at a time."""
 
 from __future__ import annotations
 
+import asyncio
+
 from steadyhand.engine.session import Tab
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.capture import Capture, capture
 from steadyhand.snapshot.refs import deserves_ref
 from steadyhand.snapshot.render import CELLS
 
 
-async def take(tab: Tab, timeout_ms: float, boxes: bool = False, cells: bool = False) -> Capture:
-    """A fresh capture with refs on everything that deserves one (and table cells if asked).
+async def take(
+    tab: Tab, timeout_ms: float, boxes: bool = False, cells: bool = False, whole: bool = False
+) -> Capture:
+    """The tab now, with refs on everything that deserves one (and table cells if asked).
 
-    Serialized per tab: two readers interleaving would each leave Playwright's refs tied
-    to the other's snapshot.
+    Only the nodes this reading built are looked at (the rest kept their refs), unless
+    `cells` asks for refs the last readings did not hand out. Serialized per tab: the
+    model's changes are read once.
     """
     async with tab.snapshot_lock:
-        taken = await capture(tab, timeout_ms, boxes=boxes)
-        wanted = (n for n in taken.root.walk() if deserves_ref(n) or (cells and n.role in CELLS))
-        tab.refs.issue(taken, wanted)
-        tab.refs.reattach(taken)
+        try:
+            taken = await asyncio.wait_for(capture(tab, whole=whole), timeout_ms / 1000)
+        except TimeoutError:
+            tab.model.forget()  # the read may have been half applied: start again whole
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"the page did not let itself be read within {timeout_ms / 1000:.1f} s",
+                "the page may be busy or hung; the daemon and other tabs are unaffected: "
+                "wait, then snapshot again, or close the tab",
+            ) from None
+        nodes = list(taken.root.walk()) if cells else taken.fresh
+        tab.refs.issue(taken, [n for n in nodes if deserves_ref(n) or (cells and n.role in CELLS)])
+        tab.refs.reattach(taken, nodes)
+        if boxes:
+            await tab.model.boxes(tab.page, taken)
     return taken

@@ -26,7 +26,8 @@ _DECODER = json.JSONDecoder()
 
 # Attributes Playwright renders that we keep as state; ref, cursor and box are read apart.
 STATE_ATTRS: tuple[str, ...] = ("checked", "disabled", "expanded", "active", "invalid", "level")
-STATE_ATTRS += ("pressed", "selected", "aria-hidden")
+STATE_ATTRS += ("pressed", "selected", "aria-hidden", "required", "multiline")
+STATE_ATTRS += ("value", "min", "max", "valuetext", "named-by")
 # Roles whose `KEY: VALUE` is the value a person typed or picked.
 VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 
@@ -38,8 +39,11 @@ class Node:
     role: str
     name: str = ""
     attrs: dict[str, str] = field(default_factory=dict)
-    pw_ref: str | None = None  # Playwright's ref: valid only until its next snapshot
-    pointer: bool = False  # [cursor=pointer]: the page made it look clickable
+    # What names the element in its document: the page model's id (a Playwright ref for
+    # trees parsed from Playwright's text). None for text.
+    key: str | None = None
+    # How a person acts on it when its role does not say so: clickable, draggable, focusable.
+    how: tuple[str, ...] = ()
     box: tuple[int, int, int, int] | None = None  # x, y, width, height in its frame
     text: str | None = None  # the value after "KEY:" (a field's value, an element's text)
     props: dict[str, str] = field(default_factory=dict)  # /url, /placeholder
@@ -47,6 +51,11 @@ class Node:
     parent: Node | None = field(default=None, repr=False)
     frame: int = 0  # index of the document (main frame = 0) the node lives in
     ref: str | None = None  # steadyhand's ref, set when the registry hands one out
+
+    @property
+    def pointer(self) -> bool:
+        """The page made it look or behave clickable (a pointer cursor or a click handler)."""
+        return "clickable" in self.how
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it, in document order."""
@@ -169,9 +178,9 @@ def _node(key: str, value: str | None) -> Node:
     node = Node(role=role, name=name, text=value)
     for attr, attr_value in _ATTR.findall(rest):
         if attr == "ref":
-            node.pw_ref = attr_value
+            node.key = attr_value
         elif attr == "cursor":
-            node.pointer = attr_value == "pointer"
+            node.how = ("clickable",) if attr_value == "pointer" else ()
         elif attr == "box":
             parts = attr_value.split(",")
             if len(parts) == 4:

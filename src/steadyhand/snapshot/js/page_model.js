@@ -1,0 +1,1241 @@
+(() => {
+  var __getOwnPropNames = Object.getOwnPropertyNames;
+  var __esm = (fn, res, err) => function() {
+    if (err) throw err[0];
+    try {
+      return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+    } catch (e) {
+      throw err = [e], e;
+    }
+  };
+  var __commonJS = (cb, mod) => function() {
+    try {
+      return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+    } catch (e) {
+      throw mod = 0, e;
+    }
+  };
+
+  // node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
+  function isCallable(fn) {
+    return typeof fn == "function" || toStr.call(fn) === "[object Function]";
+  }
+  function toInteger(value) {
+    var number = Number(value);
+    return isNaN(number) ? 0 : number === 0 || !isFinite(number) ? number : (number > 0 ? 1 : -1) * Math.floor(Math.abs(number));
+  }
+  function toLength(value) {
+    var len = toInteger(value);
+    return Math.min(Math.max(len, 0), maxSafeInteger);
+  }
+  function arrayFrom(arrayLike, mapFn) {
+    var C = Array, items = Object(arrayLike);
+    if (arrayLike == null)
+      throw new TypeError("Array.from requires an array-like object - not null or undefined");
+    if (typeof mapFn < "u" && !isCallable(mapFn))
+      throw new TypeError("Array.from: when provided, the second argument must be a function");
+    for (var len = toLength(items.length), A = isCallable(C) ? Object(new C(len)) : new Array(len), k = 0, kValue; k < len; )
+      kValue = items[k], mapFn ? A[k] = mapFn(kValue, k) : A[k] = kValue, k += 1;
+    return A.length = len, A;
+  }
+  var toStr, maxSafeInteger, init_array_from = __esm({
+    "node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs"() {
+      toStr = Object.prototype.toString;
+      maxSafeInteger = Math.pow(2, 53) - 1;
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/polyfills/SetLike.mjs
+  function _typeof(o) {
+    "@babel/helpers - typeof";
+    return _typeof = typeof Symbol == "function" && typeof Symbol.iterator == "symbol" ? function(o2) {
+      return typeof o2;
+    } : function(o2) {
+      return o2 && typeof Symbol == "function" && o2.constructor === Symbol && o2 !== Symbol.prototype ? "symbol" : typeof o2;
+    }, _typeof(o);
+  }
+  function _classCallCheck(instance, Constructor) {
+    if (!(instance instanceof Constructor))
+      throw new TypeError("Cannot call a class as a function");
+  }
+  function _defineProperties(target, props) {
+    for (var i = 0; i < props.length; i++) {
+      var descriptor = props[i];
+      descriptor.enumerable = descriptor.enumerable || !1, descriptor.configurable = !0, "value" in descriptor && (descriptor.writable = !0), Object.defineProperty(target, _toPropertyKey(descriptor.key), descriptor);
+    }
+  }
+  function _createClass(Constructor, protoProps, staticProps) {
+    return protoProps && _defineProperties(Constructor.prototype, protoProps), staticProps && _defineProperties(Constructor, staticProps), Object.defineProperty(Constructor, "prototype", { writable: !1 }), Constructor;
+  }
+  function _defineProperty(obj, key, value) {
+    return key = _toPropertyKey(key), key in obj ? Object.defineProperty(obj, key, { value, enumerable: !0, configurable: !0, writable: !0 }) : obj[key] = value, obj;
+  }
+  function _toPropertyKey(t) {
+    var i = _toPrimitive(t, "string");
+    return _typeof(i) == "symbol" ? i : i + "";
+  }
+  function _toPrimitive(t, r) {
+    if (_typeof(t) != "object" || !t) return t;
+    var e = t[Symbol.toPrimitive];
+    if (e !== void 0) {
+      var i = e.call(t, r || "default");
+      if (_typeof(i) != "object") return i;
+      throw new TypeError("@@toPrimitive must return a primitive value.");
+    }
+    return (r === "string" ? String : Number)(t);
+  }
+  var SetLike, SetLike_default, init_SetLike = __esm({
+    "node_modules/dom-accessibility-api/dist/polyfills/SetLike.mjs"() {
+      SetLike = /* @__PURE__ */ (function() {
+        function SetLike2() {
+          var items = arguments.length > 0 && arguments[0] !== void 0 ? arguments[0] : [];
+          _classCallCheck(this, SetLike2), _defineProperty(this, "items", void 0), this.items = items;
+        }
+        return _createClass(SetLike2, [{
+          key: "add",
+          value: function(value) {
+            return this.has(value) === !1 && this.items.push(value), this;
+          }
+        }, {
+          key: "clear",
+          value: function() {
+            this.items = [];
+          }
+        }, {
+          key: "delete",
+          value: function(value) {
+            var previousLength = this.items.length;
+            return this.items = this.items.filter(function(item) {
+              return item !== value;
+            }), previousLength !== this.items.length;
+          }
+        }, {
+          key: "forEach",
+          value: function(callbackfn) {
+            var _this = this;
+            this.items.forEach(function(item) {
+              callbackfn(item, item, _this);
+            });
+          }
+        }, {
+          key: "has",
+          value: function(value) {
+            return this.items.indexOf(value) !== -1;
+          }
+        }, {
+          key: "size",
+          get: function() {
+            return this.items.length;
+          }
+        }]);
+      })(), SetLike_default = typeof Set > "u" ? Set : SetLike;
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/getRole.mjs
+  function getLocalName(element) {
+    var _element$localName;
+    return (
+      // eslint-disable-next-line no-restricted-properties -- actual guard for environments without localName
+      (_element$localName = element.localName) !== null && _element$localName !== void 0 ? _element$localName : (
+        // eslint-disable-next-line no-restricted-properties -- required for the fallback
+        element.tagName.toLowerCase()
+      )
+    );
+  }
+  function hasGlobalAriaAttributes(element, role) {
+    return [
+      "aria-atomic",
+      "aria-busy",
+      "aria-controls",
+      "aria-current",
+      "aria-description",
+      "aria-describedby",
+      "aria-details",
+      // "disabled",
+      "aria-dropeffect",
+      // "errormessage",
+      "aria-flowto",
+      "aria-grabbed",
+      // "haspopup",
+      "aria-hidden",
+      // "invalid",
+      "aria-keyshortcuts",
+      "aria-label",
+      "aria-labelledby",
+      "aria-live",
+      "aria-owns",
+      "aria-relevant",
+      "aria-roledescription"
+    ].some(function(attributeName) {
+      var _prohibitedAttributes;
+      return element.hasAttribute(attributeName) && !((_prohibitedAttributes = prohibitedAttributes[role]) !== null && _prohibitedAttributes !== void 0 && _prohibitedAttributes.has(attributeName));
+    });
+  }
+  function ignorePresentationalRole(element, implicitRole) {
+    return hasGlobalAriaAttributes(element, implicitRole);
+  }
+  function getRole(element) {
+    var explicitRole = getExplicitRole(element);
+    if (explicitRole === null || presentationRoles.indexOf(explicitRole) !== -1) {
+      var implicitRole = getImplicitRole(element);
+      if (presentationRoles.indexOf(explicitRole || "") === -1 || ignorePresentationalRole(element, implicitRole || ""))
+        return implicitRole;
+    }
+    return explicitRole;
+  }
+  function getImplicitRole(element) {
+    var mappedByTag = localNameToRoleMappings[getLocalName(element)];
+    if (mappedByTag !== void 0)
+      return mappedByTag;
+    switch (getLocalName(element)) {
+      case "a":
+      case "area":
+      case "link":
+        if (element.hasAttribute("href"))
+          return "link";
+        break;
+      case "img":
+        return element.getAttribute("alt") === "" && !ignorePresentationalRole(element, "img") ? "presentation" : "img";
+      case "input": {
+        var _ref = element, type = _ref.type;
+        switch (type) {
+          case "button":
+          case "image":
+          case "reset":
+          case "submit":
+            return "button";
+          case "checkbox":
+          case "radio":
+            return type;
+          case "range":
+            return "slider";
+          case "email":
+          case "tel":
+          case "text":
+          case "url":
+            return element.hasAttribute("list") ? "combobox" : "textbox";
+          case "search":
+            return element.hasAttribute("list") ? "combobox" : "searchbox";
+          case "number":
+            return "spinbutton";
+          default:
+            return null;
+        }
+      }
+      case "select":
+        return element.hasAttribute("multiple") || element.size > 1 ? "listbox" : "combobox";
+    }
+    return null;
+  }
+  function getExplicitRole(element) {
+    var role = element.getAttribute("role");
+    if (role !== null) {
+      var explicitRole = role.trim().split(" ")[0];
+      if (explicitRole.length > 0)
+        return explicitRole;
+    }
+    return null;
+  }
+  var localNameToRoleMappings, prohibitedAttributes, init_getRole = __esm({
+    "node_modules/dom-accessibility-api/dist/getRole.mjs"() {
+      init_util();
+      localNameToRoleMappings = {
+        article: "article",
+        aside: "complementary",
+        button: "button",
+        datalist: "listbox",
+        dd: "definition",
+        details: "group",
+        dialog: "dialog",
+        dt: "term",
+        fieldset: "group",
+        figure: "figure",
+        // WARNING: Only with an accessible name
+        form: "form",
+        footer: "contentinfo",
+        h1: "heading",
+        h2: "heading",
+        h3: "heading",
+        h4: "heading",
+        h5: "heading",
+        h6: "heading",
+        header: "banner",
+        hr: "separator",
+        html: "document",
+        legend: "legend",
+        li: "listitem",
+        math: "math",
+        main: "main",
+        menu: "list",
+        nav: "navigation",
+        ol: "list",
+        optgroup: "group",
+        // WARNING: Only in certain context
+        option: "option",
+        output: "status",
+        progress: "progressbar",
+        // WARNING: Only with an accessible name
+        section: "region",
+        summary: "button",
+        table: "table",
+        tbody: "rowgroup",
+        textarea: "textbox",
+        tfoot: "rowgroup",
+        // WARNING: Only in certain context
+        td: "cell",
+        th: "columnheader",
+        thead: "rowgroup",
+        tr: "row",
+        ul: "list"
+      }, prohibitedAttributes = {
+        caption: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        code: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        deletion: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        emphasis: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        generic: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby", "aria-roledescription"]),
+        insertion: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        none: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        paragraph: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        presentation: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        strong: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        subscript: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"]),
+        superscript: /* @__PURE__ */ new Set(["aria-label", "aria-labelledby"])
+      };
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/util.mjs
+  function isElement(node) {
+    return node !== null && node.nodeType === node.ELEMENT_NODE;
+  }
+  function isHTMLTableCaptionElement(node) {
+    return isElement(node) && getLocalName(node) === "caption";
+  }
+  function isHTMLInputElement(node) {
+    return isElement(node) && getLocalName(node) === "input";
+  }
+  function isHTMLOptGroupElement(node) {
+    return isElement(node) && getLocalName(node) === "optgroup";
+  }
+  function isHTMLSelectElement(node) {
+    return isElement(node) && getLocalName(node) === "select";
+  }
+  function isHTMLTableElement(node) {
+    return isElement(node) && getLocalName(node) === "table";
+  }
+  function isHTMLTextAreaElement(node) {
+    return isElement(node) && getLocalName(node) === "textarea";
+  }
+  function safeWindow(node) {
+    var _ref = node.ownerDocument === null ? node : node.ownerDocument, defaultView = _ref.defaultView;
+    if (defaultView === null)
+      throw new TypeError("no window available");
+    return defaultView;
+  }
+  function isHTMLFieldSetElement(node) {
+    return isElement(node) && getLocalName(node) === "fieldset";
+  }
+  function isHTMLLegendElement(node) {
+    return isElement(node) && getLocalName(node) === "legend";
+  }
+  function isHTMLSlotElement(node) {
+    return isElement(node) && getLocalName(node) === "slot";
+  }
+  function isSVGElement(node) {
+    return isElement(node) && node.ownerSVGElement !== void 0;
+  }
+  function isSVGSVGElement(node) {
+    return isElement(node) && getLocalName(node) === "svg";
+  }
+  function isSVGTitleElement(node) {
+    return isSVGElement(node) && getLocalName(node) === "title";
+  }
+  function queryIdRefs(node, attributeName) {
+    if (isElement(node) && node.hasAttribute(attributeName)) {
+      var ids = node.getAttribute(attributeName).split(" "), root = node.getRootNode ? node.getRootNode() : node.ownerDocument;
+      return ids.map(function(id) {
+        return root.getElementById(id);
+      }).filter(
+        function(element) {
+          return element !== null;
+        }
+        // TODO: why does this not narrow?
+      );
+    }
+    return [];
+  }
+  function hasAnyConcreteRoles(node, roles) {
+    return isElement(node) ? roles.indexOf(getRole(node)) !== -1 : !1;
+  }
+  var presentationRoles, init_util = __esm({
+    "node_modules/dom-accessibility-api/dist/util.mjs"() {
+      init_getRole();
+      init_getRole();
+      presentationRoles = ["presentation", "none"];
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/accessible-name-and-description.mjs
+  function asFlatString(s) {
+    return s.trim().replace(/\s\s+/g, " ");
+  }
+  function isHidden(node, getComputedStyleImplementation) {
+    if (!isElement(node))
+      return !1;
+    if (node.hasAttribute("hidden") || node.getAttribute("aria-hidden") === "true")
+      return !0;
+    var style = getComputedStyleImplementation(node);
+    return style.getPropertyValue("display") === "none" || style.getPropertyValue("visibility") === "hidden";
+  }
+  function isControl(node) {
+    return hasAnyConcreteRoles(node, ["button", "combobox", "listbox", "textbox"]) || hasAbstractRole(node, "range");
+  }
+  function hasAbstractRole(node, role) {
+    if (!isElement(node))
+      return !1;
+    if (role === "range")
+      return hasAnyConcreteRoles(node, ["meter", "progressbar", "scrollbar", "slider", "spinbutton"]);
+    throw new TypeError("No knowledge about abstract role '".concat(role, "'. This is likely a bug :("));
+  }
+  function querySelectorAllSubtree(element, selectors) {
+    var elements = arrayFrom(element.querySelectorAll(selectors));
+    return queryIdRefs(element, "aria-owns").forEach(function(root) {
+      elements.push.apply(elements, arrayFrom(root.querySelectorAll(selectors)));
+    }), elements;
+  }
+  function querySelectedOptions(listbox) {
+    return isHTMLSelectElement(listbox) ? listbox.selectedOptions || querySelectorAllSubtree(listbox, "[selected]") : querySelectorAllSubtree(listbox, '[aria-selected="true"]');
+  }
+  function isMarkedPresentational(node) {
+    return hasAnyConcreteRoles(node, presentationRoles);
+  }
+  function isNativeHostLanguageTextAlternativeElement(node) {
+    return isHTMLTableCaptionElement(node);
+  }
+  function allowsNameFromContent(node) {
+    return hasAnyConcreteRoles(node, ["button", "cell", "checkbox", "columnheader", "gridcell", "heading", "label", "legend", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab", "tooltip", "treeitem"]);
+  }
+  function isDescendantOfNativeHostLanguageTextAlternativeElement(node) {
+    return !1;
+  }
+  function getValueOfTextbox(element) {
+    return isHTMLInputElement(element) || isHTMLTextAreaElement(element) ? element.value : element.textContent || "";
+  }
+  function getTextualContent(declaration) {
+    var content = declaration.getPropertyValue("content");
+    return /^["'].*["']$/.test(content) ? content.slice(1, -1) : "";
+  }
+  function isLabelableElement(element) {
+    var localName = getLocalName(element);
+    return localName === "button" || localName === "input" && element.getAttribute("type") !== "hidden" || localName === "meter" || localName === "output" || localName === "progress" || localName === "select" || localName === "textarea";
+  }
+  function findLabelableElement(element) {
+    if (isLabelableElement(element))
+      return element;
+    var labelableElement = null;
+    return element.childNodes.forEach(function(childNode) {
+      if (labelableElement === null && isElement(childNode)) {
+        var descendantLabelableElement = findLabelableElement(childNode);
+        descendantLabelableElement !== null && (labelableElement = descendantLabelableElement);
+      }
+    }), labelableElement;
+  }
+  function getControlOfLabel(label) {
+    if (label.control !== void 0)
+      return label.control;
+    var htmlFor = label.getAttribute("for");
+    return htmlFor !== null ? label.ownerDocument.getElementById(htmlFor) : findLabelableElement(label);
+  }
+  function getLabels(element) {
+    var labelsProperty = element.labels;
+    if (labelsProperty === null)
+      return labelsProperty;
+    if (labelsProperty !== void 0)
+      return arrayFrom(labelsProperty);
+    if (!isLabelableElement(element))
+      return null;
+    var document2 = element.ownerDocument;
+    return arrayFrom(document2.querySelectorAll("label")).filter(function(label) {
+      return getControlOfLabel(label) === element;
+    });
+  }
+  function getSlotContents(slot) {
+    var assignedNodes = slot.assignedNodes();
+    return assignedNodes.length === 0 ? arrayFrom(slot.childNodes) : assignedNodes;
+  }
+  function computeTextAlternative(root) {
+    var options = arguments.length > 1 && arguments[1] !== void 0 ? arguments[1] : {}, consultedNodes = new SetLike_default(), computedStyles = typeof Map > "u" ? void 0 : /* @__PURE__ */ new Map(), window2 = safeWindow(root), _options$compute = options.compute, compute = _options$compute === void 0 ? "name" : _options$compute, _options$computedStyl = options.computedStyleSupportsPseudoElements, computedStyleSupportsPseudoElements = _options$computedStyl === void 0 ? options.getComputedStyle !== void 0 : _options$computedStyl, _options$getComputedS = options.getComputedStyle, uncachedGetComputedStyle = _options$getComputedS === void 0 ? window2.getComputedStyle.bind(window2) : _options$getComputedS, _options$hidden = options.hidden, hidden = _options$hidden === void 0 ? !1 : _options$hidden, getComputedStyle2 = function(el, pseudoElement) {
+      if (pseudoElement !== void 0)
+        throw new Error("use uncachedGetComputedStyle directly for pseudo elements");
+      if (computedStyles === void 0)
+        return uncachedGetComputedStyle(el);
+      var cachedStyles = computedStyles.get(el);
+      if (cachedStyles)
+        return cachedStyles;
+      var style = uncachedGetComputedStyle(el, pseudoElement);
+      return computedStyles.set(el, style), style;
+    };
+    function computeMiscTextAlternative(node, context) {
+      var accumulatedText = "";
+      if (isElement(node) && computedStyleSupportsPseudoElements) {
+        var pseudoBefore = uncachedGetComputedStyle(node, "::before"), beforeContent = getTextualContent(pseudoBefore);
+        accumulatedText = "".concat(beforeContent, " ").concat(accumulatedText);
+      }
+      var childNodes = isHTMLSlotElement(node) ? getSlotContents(node) : arrayFrom(node.childNodes).concat(queryIdRefs(node, "aria-owns"));
+      if (childNodes.forEach(function(child) {
+        var result = computeTextAlternative2(child, {
+          isEmbeddedInLabel: context.isEmbeddedInLabel,
+          isReferenced: !1,
+          recursion: !0
+        }), display = isElement(child) ? getComputedStyle2(child).getPropertyValue("display") : "inline", separator = display !== "inline" ? " " : "";
+        accumulatedText += "".concat(separator).concat(result).concat(separator);
+      }), isElement(node) && computedStyleSupportsPseudoElements) {
+        var pseudoAfter = uncachedGetComputedStyle(node, "::after"), afterContent = getTextualContent(pseudoAfter);
+        accumulatedText = "".concat(accumulatedText, " ").concat(afterContent);
+      }
+      return accumulatedText.trim();
+    }
+    function useAttribute(element, attributeName) {
+      var attribute = element.getAttributeNode(attributeName);
+      return attribute !== null && !consultedNodes.has(attribute) && attribute.value.trim() !== "" ? (consultedNodes.add(attribute), attribute.value) : null;
+    }
+    function computeTooltipAttributeValue(node) {
+      return isElement(node) ? useAttribute(node, "title") : null;
+    }
+    function computeElementTextAlternative(node) {
+      if (!isElement(node))
+        return null;
+      if (isHTMLFieldSetElement(node)) {
+        consultedNodes.add(node);
+        for (var children = arrayFrom(node.childNodes), i = 0; i < children.length; i += 1) {
+          var child = children[i];
+          if (isHTMLLegendElement(child))
+            return computeTextAlternative2(child, {
+              isEmbeddedInLabel: !1,
+              isReferenced: !1,
+              recursion: !1
+            });
+        }
+      } else if (isHTMLTableElement(node)) {
+        consultedNodes.add(node);
+        for (var _children = arrayFrom(node.childNodes), _i = 0; _i < _children.length; _i += 1) {
+          var _child = _children[_i];
+          if (isHTMLTableCaptionElement(_child))
+            return computeTextAlternative2(_child, {
+              isEmbeddedInLabel: !1,
+              isReferenced: !1,
+              recursion: !1
+            });
+        }
+      } else if (isSVGSVGElement(node)) {
+        consultedNodes.add(node);
+        for (var _children2 = arrayFrom(node.childNodes), _i2 = 0; _i2 < _children2.length; _i2 += 1) {
+          var _child2 = _children2[_i2];
+          if (isSVGTitleElement(_child2))
+            return _child2.textContent;
+        }
+        return null;
+      } else if (getLocalName(node) === "img" || getLocalName(node) === "area") {
+        var nameFromAlt = useAttribute(node, "alt");
+        if (nameFromAlt !== null)
+          return nameFromAlt;
+      } else if (isHTMLOptGroupElement(node)) {
+        var nameFromLabel = useAttribute(node, "label");
+        if (nameFromLabel !== null)
+          return nameFromLabel;
+      }
+      if (isHTMLInputElement(node) && (node.type === "button" || node.type === "submit" || node.type === "reset")) {
+        var nameFromValue = useAttribute(node, "value");
+        if (nameFromValue !== null)
+          return nameFromValue;
+        if (node.type === "submit")
+          return "Submit";
+        if (node.type === "reset")
+          return "Reset";
+      }
+      var labels = getLabels(node);
+      if (labels !== null && labels.length !== 0)
+        return consultedNodes.add(node), arrayFrom(labels).map(function(element) {
+          return computeTextAlternative2(element, {
+            isEmbeddedInLabel: !0,
+            isReferenced: !1,
+            recursion: !0
+          });
+        }).filter(function(label) {
+          return label.length > 0;
+        }).join(" ");
+      if (isHTMLInputElement(node) && node.type === "image") {
+        var _nameFromAlt = useAttribute(node, "alt");
+        if (_nameFromAlt !== null)
+          return _nameFromAlt;
+        var nameFromTitle = useAttribute(node, "title");
+        return nameFromTitle !== null ? nameFromTitle : "Submit Query";
+      }
+      if (hasAnyConcreteRoles(node, ["button"])) {
+        var nameFromSubTree = computeMiscTextAlternative(node, {
+          isEmbeddedInLabel: !1,
+          isReferenced: !1
+        });
+        if (nameFromSubTree !== "")
+          return nameFromSubTree;
+      }
+      return null;
+    }
+    function computeTextAlternative2(current, context) {
+      if (consultedNodes.has(current))
+        return "";
+      if (!hidden && isHidden(current, getComputedStyle2) && !context.isReferenced)
+        return consultedNodes.add(current), "";
+      var labelAttributeNode = isElement(current) ? current.getAttributeNode("aria-labelledby") : null, labelElements = labelAttributeNode !== null && !consultedNodes.has(labelAttributeNode) ? queryIdRefs(current, "aria-labelledby") : [];
+      if (compute === "name" && !context.isReferenced && labelElements.length > 0)
+        return consultedNodes.add(labelAttributeNode), labelElements.map(function(element) {
+          return computeTextAlternative2(element, {
+            isEmbeddedInLabel: context.isEmbeddedInLabel,
+            isReferenced: !0,
+            // this isn't recursion as specified, otherwise we would skip
+            // `aria-label` in
+            // <input id="myself" aria-label="foo" aria-labelledby="myself"
+            recursion: !1
+          });
+        }).join(" ");
+      var skipToStep2E = context.recursion && isControl(current) && compute === "name";
+      if (!skipToStep2E) {
+        var ariaLabel = (isElement(current) && current.getAttribute("aria-label") || "").trim();
+        if (ariaLabel !== "" && compute === "name")
+          return consultedNodes.add(current), ariaLabel;
+        if (!isMarkedPresentational(current)) {
+          var elementTextAlternative = computeElementTextAlternative(current);
+          if (elementTextAlternative !== null)
+            return consultedNodes.add(current), elementTextAlternative;
+        }
+      }
+      if (hasAnyConcreteRoles(current, ["menu"]))
+        return consultedNodes.add(current), "";
+      if (skipToStep2E || context.isEmbeddedInLabel || context.isReferenced) {
+        if (hasAnyConcreteRoles(current, ["combobox", "listbox"])) {
+          consultedNodes.add(current);
+          var selectedOptions = querySelectedOptions(current);
+          return selectedOptions.length === 0 ? isHTMLInputElement(current) ? current.value : "" : arrayFrom(selectedOptions).map(function(selectedOption) {
+            return computeTextAlternative2(selectedOption, {
+              isEmbeddedInLabel: context.isEmbeddedInLabel,
+              isReferenced: !1,
+              recursion: !0
+            });
+          }).join(" ");
+        }
+        if (hasAbstractRole(current, "range"))
+          return consultedNodes.add(current), current.hasAttribute("aria-valuetext") ? current.getAttribute("aria-valuetext") : current.hasAttribute("aria-valuenow") ? current.getAttribute("aria-valuenow") : current.getAttribute("value") || "";
+        if (hasAnyConcreteRoles(current, ["textbox"]))
+          return consultedNodes.add(current), getValueOfTextbox(current);
+      }
+      if (allowsNameFromContent(current) || isElement(current) && context.isReferenced || isNativeHostLanguageTextAlternativeElement(current) || isDescendantOfNativeHostLanguageTextAlternativeElement(current)) {
+        var accumulatedText2F = computeMiscTextAlternative(current, {
+          isEmbeddedInLabel: context.isEmbeddedInLabel,
+          isReferenced: !1
+        });
+        if (accumulatedText2F !== "")
+          return consultedNodes.add(current), accumulatedText2F;
+      }
+      if (current.nodeType === current.TEXT_NODE)
+        return consultedNodes.add(current), current.textContent || "";
+      if (context.recursion)
+        return consultedNodes.add(current), computeMiscTextAlternative(current, {
+          isEmbeddedInLabel: context.isEmbeddedInLabel,
+          isReferenced: !1
+        });
+      var tooltipAttributeValue = computeTooltipAttributeValue(current);
+      return tooltipAttributeValue !== null ? (consultedNodes.add(current), tooltipAttributeValue) : (consultedNodes.add(current), "");
+    }
+    return asFlatString(computeTextAlternative2(root, {
+      isEmbeddedInLabel: !1,
+      // by spec computeAccessibleDescription starts with the referenced elements as roots
+      isReferenced: compute === "description",
+      recursion: !1
+    }));
+  }
+  var init_accessible_name_and_description = __esm({
+    "node_modules/dom-accessibility-api/dist/accessible-name-and-description.mjs"() {
+      init_array_from();
+      init_SetLike();
+      init_util();
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/accessible-description.mjs
+  var init_accessible_description = __esm({
+    "node_modules/dom-accessibility-api/dist/accessible-description.mjs"() {
+      init_accessible_name_and_description();
+      init_util();
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/accessible-name.mjs
+  function prohibitsNaming(node) {
+    return hasAnyConcreteRoles(node, ["caption", "code", "deletion", "emphasis", "generic", "insertion", "none", "paragraph", "presentation", "strong", "subscript", "superscript"]);
+  }
+  function computeAccessibleName(root) {
+    var options = arguments.length > 1 && arguments[1] !== void 0 ? arguments[1] : {};
+    return prohibitsNaming(root) ? "" : computeTextAlternative(root, options);
+  }
+  var init_accessible_name = __esm({
+    "node_modules/dom-accessibility-api/dist/accessible-name.mjs"() {
+      init_accessible_name_and_description();
+      init_util();
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/is-inaccessible.mjs
+  var init_is_inaccessible = __esm({
+    "node_modules/dom-accessibility-api/dist/is-inaccessible.mjs"() {
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/is-disabled.mjs
+  var init_is_disabled = __esm({
+    "node_modules/dom-accessibility-api/dist/is-disabled.mjs"() {
+      init_getRole();
+    }
+  });
+
+  // node_modules/dom-accessibility-api/dist/index.mjs
+  var init_dist = __esm({
+    "node_modules/dom-accessibility-api/dist/index.mjs"() {
+      init_accessible_description();
+      init_accessible_name();
+      init_getRole();
+      init_is_inaccessible();
+      init_is_disabled();
+    }
+  });
+
+  // entry.js
+  var require_entry = __commonJS({
+    "entry.js"() {
+      init_dist();
+      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
+        "generic",
+        "none",
+        "presentation",
+        "strong",
+        "emphasis",
+        "code",
+        "mark",
+        "subscript",
+        "superscript",
+        "deletion",
+        "insertion",
+        "time",
+        "rowgroup"
+      ]), FROM_CONTENT = /* @__PURE__ */ new Set([
+        "button",
+        "link",
+        "heading",
+        "tab",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "treeitem",
+        "cell",
+        "gridcell",
+        "columnheader",
+        "rowheader",
+        "row",
+        "checkbox",
+        "radio",
+        "switch",
+        "tooltip",
+        "label",
+        "legend",
+        "caption"
+      ]), UNNAMED = /* @__PURE__ */ new Set([
+        "generic",
+        "none",
+        "presentation",
+        "paragraph",
+        "text",
+        "list",
+        "listitem",
+        "rowgroup",
+        "document",
+        "blockquote",
+        "code",
+        "emphasis",
+        "strong",
+        "deletion",
+        "insertion",
+        "subscript",
+        "superscript",
+        "time",
+        "mark",
+        "term",
+        "definition",
+        "separator",
+        "row",
+        "caption"
+      ]), PRESENTATIONAL_CHILDREN = /* @__PURE__ */ new Set([
+        "button",
+        "checkbox",
+        "img",
+        "meter",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "progressbar",
+        "radio",
+        "scrollbar",
+        "separator",
+        "slider",
+        "switch",
+        "tab"
+      ]), RANGES = /* @__PURE__ */ new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]), CHECKABLE = /* @__PURE__ */ new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]), INPUT_TEXT = /* @__PURE__ */ new Set([
+        "",
+        "text",
+        "search",
+        "email",
+        "url",
+        "tel",
+        "password",
+        "number",
+        "date",
+        "time",
+        "datetime-local",
+        "month",
+        "week"
+      ]), CLICKY = /* @__PURE__ */ new Set([
+        "click",
+        "mousedown",
+        "mouseup",
+        "pointerdown",
+        "pointerup",
+        "dblclick",
+        "touchstart",
+        "contextmenu",
+        "auxclick"
+      ]), KEYS = /* @__PURE__ */ new Set(["keydown", "keyup", "keypress"]), DROPS = /* @__PURE__ */ new Set(["drop", "dragover", "dragenter"]), ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/, ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/, SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+      function install() {
+        if (window[KEY] && window[KEY].owns(document)) return window[KEY];
+        let ownDocument = document, handled = /* @__PURE__ */ new WeakMap(), original = EventTarget.prototype.addEventListener;
+        EventTarget.prototype.addEventListener = function(type, listener, options) {
+          if (this instanceof Element && listener) {
+            let kind = CLICKY.has(type) ? "click" : KEYS.has(type) ? "key" : DROPS.has(type) ? "drop" : "";
+            if (kind) {
+              let had = handled.get(this);
+              had ? had.add(kind) : handled.set(this, /* @__PURE__ */ new Set([kind]));
+            }
+          }
+          return original.call(this, type, listener, options);
+        };
+        let handles = (el, kind) => {
+          let had = handled.get(el);
+          return had !== void 0 && had.has(kind);
+        }, ids = /* @__PURE__ */ new WeakMap(), byId = /* @__PURE__ */ new Map(), nextId = 1, docId = String(performance.timeOrigin);
+        function idOf(el) {
+          let id = ids.get(el);
+          return id === void 0 && (id = nextId++, ids.set(el, id), byId.set(id, new WeakRef(el))), id;
+        }
+        function elementOf(id) {
+          let ref = byId.get(id), el = ref && ref.deref();
+          return el ? el.isConnected ? el : null : (byId.delete(id), null);
+        }
+        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = [], dirty = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
+          if (mutations += records.length, !whole) {
+            for (let r of records) {
+              let target = r.type === "characterData" ? r.target.parentElement : r.target;
+              target && dirty.add(target.nodeType === 11 ? target.host : target);
+            }
+            dirty.size > MAX_DIRTY && (whole = !0);
+          }
+        }), observeOptions = { subtree: !0, childList: !0, attributes: !0, characterData: !0 };
+        function observe(root) {
+          root && !observed.has(root) && (observed.add(root), observer.observe(root, observeOptions));
+        }
+        observe(document);
+        let touched = (event) => {
+          let target = event.composedPath()[0];
+          target instanceof Element && dirty.add(target);
+        };
+        for (let type of ["input", "change"]) window.addEventListener(type, touched, !0);
+        let styles = /* @__PURE__ */ new Map();
+        function style(el) {
+          let s = styles.get(el);
+          return s === void 0 && (s = getComputedStyle(el), styles.set(el, s)), s;
+        }
+        let nameOptions = {
+          getComputedStyle: (el, pseudo) => pseudo ? getComputedStyle(el, pseudo) : style(el),
+          computedStyleSupportsPseudoElements: !0
+        };
+        function parentOf(el) {
+          if (el.assignedSlot) return el.assignedSlot;
+          let p = el.parentNode;
+          return p ? p.nodeType === 11 ? p.host || null : p.nodeType === 1 ? p : null : null;
+        }
+        function deepActive() {
+          let a = document.activeElement;
+          for (; a && a.shadowRoot && a.shadowRoot.activeElement; ) a = a.shadowRoot.activeElement;
+          return a;
+        }
+        function roleOf(el, tag, s) {
+          if (tag === "a" && !el.hasAttribute("href") && !el.hasAttribute("role") && (handles(el, "click") || el.onclick || s.cursor === "pointer"))
+            return "link";
+          if (tag === "caption") return "caption";
+          if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable))
+            return "textbox";
+          let role = getRole(el);
+          if (role == null && tag === "input") {
+            let type = el.type;
+            return type === "file" || type === "color" ? "button" : type === "hidden" ? "none" : "textbox";
+          }
+          return role == null ? tag === "p" ? "paragraph" : tag === "blockquote" ? "blockquote" : tag === "code" ? "code" : tag === "strong" || tag === "b" ? "strong" : tag === "em" || tag === "i" ? "emphasis" : tag === "svg" ? el.querySelector(":scope > title") ? "img" : "generic" : tag === "label" ? "generic" : tag === "select" ? el.multiple || el.size > 1 ? "listbox" : "combobox" : "generic" : (role = role.split(" ")[0], role === "region" && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") || (tag === "header" || tag === "footer") && el.closest("article,aside,main,nav,section") ? "generic" : role);
+        }
+        function derivedName(el) {
+          for (let node of [el, ...el.querySelectorAll("i,span,svg,use,em")].slice(0, 8)) {
+            if (node.classList) {
+              if (node.classList.contains("material-icons") || [...node.classList].some((c) => c.startsWith("material-symbols"))) {
+                let text2 = node.textContent.trim();
+                if (text2) return [text2.replace(/_/g, " "), "icon"];
+              }
+              for (let c of node.classList) {
+                let m = ICON_PREFIX.exec(c);
+                if (m && !ICON_MODIFIERS.test(m[1])) return [m[1].replace(/[-_]/g, " "), "icon"];
+              }
+            }
+            let href = node.getAttribute && (node.getAttribute("href") || node.getAttribute("xlink:href"));
+            if (node.localName === "use" && href && href.includes("#")) {
+              let m = /#(?:icon-|i-)?(.+)$/.exec(href);
+              if (m) return [m[1].replace(/[-_]/g, " "), "icon"];
+            }
+            let data = node.getAttribute && node.getAttribute("data-icon");
+            if (data) return [data.replace(/[-_]/g, " "), "icon"];
+          }
+          for (let p = parentOf(el), depth = 0; p && depth < 4; p = parentOf(p), depth++) {
+            let label = p.getAttribute("aria-label");
+            if (label) {
+              if (p.querySelectorAll("button,a[href],input,select,textarea,[role=button],[tabindex]").length === 1) return [label.trim(), "ancestor"];
+              break;
+            }
+          }
+          return null;
+        }
+        function visuallyHidden(el) {
+          let s = style(el);
+          if (s.opacity === "0") return !0;
+          let r = el.getBoundingClientRect();
+          return r.width < 4 || r.height < 4 ? !0 : s.clipPath === "inset(50%)" || s.clip === "rect(0px, 0px, 0px, 0px)" || s.clip === "rect(1px, 1px, 1px, 1px)";
+        }
+        function actTarget(el) {
+          if (!(el instanceof HTMLInputElement) || !visuallyHidden(el)) return el;
+          for (let label of el.labels || []) {
+            let r = label.getBoundingClientRect();
+            if (r.width >= 4 && r.height >= 4) return label;
+          }
+          for (let p = parentOf(el); p; p = parentOf(p)) {
+            let r = p.getBoundingClientRect();
+            if (r.width >= 4 && r.height >= 4 && style(p).visibility === "visible") return p;
+          }
+          return el;
+        }
+        function sortableContainer(el) {
+          if (!el) return !1;
+          if (SORTABLE_CLASS.test(el.className && typeof el.className == "string" ? el.className : "")) return !0;
+          for (let key of Object.keys(el)) if (key.startsWith("Sortable")) return !0;
+          return !1;
+        }
+        function how(el, tag, role, s, parentPointer) {
+          let out = [];
+          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
+          let tabindex = el.getAttribute("tabindex");
+          return WRAPPERS.has(role) && (tabindex !== null && Number(tabindex) >= 0 || handles(el, "key")) && out.push("focusable"), ((s.overflowY === "auto" || s.overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1 && tag !== "textarea" && tag !== "body" && tag !== "html" || (s.overflowX === "auto" || s.overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1 && tag !== "textarea" && tag !== "body" && tag !== "html") && out.push("scrollable"), out;
+        }
+        function text(s) {
+          return s.replace(/\s+/g, " ");
+        }
+        function read(el, parentPointer, out) {
+          let tag = el.localName;
+          if (SKIP.has(tag) || el.getAttribute("aria-hidden") === "true") return;
+          let s = style(el);
+          if (s.display === "none") return;
+          let invisible = s.visibility !== "visible";
+          el.shadowRoot && observe(el.shadowRoot);
+          let role = invisible ? "generic" : roleOf(el, tag, s), node = { i: idOf(el), r: role };
+          invisible || describe(el, tag, role, s, node, parentPointer);
+          let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n), pointer = s.cursor === "pointer";
+          if (node.leaf || !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n)
+            delete node.leaf;
+          else if (tag === "iframe" || tag === "frame")
+            node.r = "iframe", node.f = 1;
+          else {
+            let kids = [], block = !keep && !invisible && !s.display.startsWith("inline") && s.display !== "contents";
+            if (block && kids.push(`
+`), children(el, pointer, kids, !invisible), block && kids.push(`
+`), !keep) {
+              for (let k of kids) out.push(k);
+              return;
+            }
+            if (tidy(kids, node), role === "paragraph" && node.t === void 0 && !node.c && !node.h) return;
+          }
+          emitted.set(el, role), out.push(node);
+        }
+        function children(el, pointer, kids, shown = !0) {
+          let list;
+          el.shadowRoot ? list = el.shadowRoot.childNodes : el.localName === "slot" ? (list = el.assignedNodes({ flatten: !0 }), list.length || (list = el.childNodes)) : list = el.childNodes;
+          for (let child of list)
+            child.nodeType === 3 ? shown && kids.push(child.data) : child.nodeType === 1 && read(child, pointer, kids);
+        }
+        function tidy(kids, node) {
+          let out = [], run = "", flush = () => {
+            let t = text(run).trim();
+            t && out.push(t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "\u2026" : t), run = "";
+          };
+          for (let k of kids)
+            typeof k == "string" ? k === `
+` ? flush() : run += k : (flush(), out.push(k));
+          if (flush(), out.length === 1 && typeof out[0] == "string") {
+            out[0] !== node.n && node.v === void 0 && (node.t = out[0]);
+            return;
+          }
+          if (out.length) {
+            if (node.n && FROM_CONTENT.has(node.r) && out.every((k) => typeof k == "string") && out.join(" ") === node.n) return;
+            node.c = out;
+          }
+        }
+        function nameOf(el, role) {
+          if (UNNAMED.has(role)) return ["", ""];
+          let name = "";
+          try {
+            name = computeAccessibleName(el, nameOptions);
+          } catch {
+            name = el.getAttribute("aria-label") || el.getAttribute("title") || "";
+          }
+          if (name = text(name).replace(/[\uE000-\uF8FF]/g, "").trim(), !name && el.getAttribute("title") && (name = text(el.getAttribute("title")).trim(), name))
+            return [name, "title"];
+          if (!name && (role === "button" || role === "link" || role === "menuitem" || role === "tab")) {
+            let derived = derivedName(el);
+            if (derived) return derived;
+          }
+          return [name, ""];
+        }
+        function describe(el, tag, role, s, node, parentPointer) {
+          let a = {};
+          if (!UNNAMED.has(role)) {
+            let [name, namedBy] = nameOf(el, role);
+            namedBy && (a["named-by"] = namedBy), name && (node.n = name);
+            let refs = el.getAttribute("aria-labelledby");
+            if (refs)
+              for (let id of refs.split(/\s+/)) {
+                let target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
+                if (target) {
+                  let list = labelledBy.get(target) || [];
+                  list.includes(el) || list.push(el), labelledBy.set(target, list);
+                }
+              }
+          }
+          let ways = how(el, tag, role, s, parentPointer);
+          ways.length && (node.h = ways);
+          let aria = (n) => el.getAttribute(n);
+          if (CHECKABLE.has(role)) {
+            let checked = aria("aria-checked");
+            if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
+              checked = el.indeterminate ? "mixed" : String(el.checked);
+              let target = actTarget(el);
+              target !== el && (node.x = idOf(target));
+            }
+            checked === "true" ? a.checked = "" : checked === "mixed" && (a.checked = "mixed");
+          }
+          (el.disabled || aria("aria-disabled") === "true") && (a.disabled = "");
+          let expanded = aria("aria-expanded");
+          expanded !== null ? a.expanded = expanded === "true" ? "" : "false" : tag === "details" && (a.expanded = el.open ? "" : "false");
+          let pressed = aria("aria-pressed");
+          if (pressed === "true" ? a.pressed = "" : pressed === "mixed" ? a.pressed = "mixed" : pressed === "false" && (a.pressed = "false"), (aria("aria-selected") === "true" || tag === "option" && el.selected) && (a.selected = ""), (el.required || aria("aria-required") === "true") && (a.required = ""), (aria("aria-invalid") && aria("aria-invalid") !== "false" || el.willValidate && el.matches(":user-invalid")) && (a.invalid = ""), role === "heading") {
+            let level = aria("aria-level") || (/^h([1-6])$/.exec(tag) || [])[1];
+            level && (a.level = level);
+          }
+          if (el === deepActive() && el !== document.body && (a.active = ""), RANGES.has(role)) {
+            (tag === "input" || tag === "progress" || tag === "meter") && (a.value = String(el.value), el.min !== void 0 && el.min !== "" && (a.min = String(el.min)), el.max !== void 0 && el.max !== "" && (a.max = String(el.max)));
+            let now = aria("aria-valuenow");
+            now !== null && (a.value = now);
+            let min = aria("aria-valuemin");
+            min !== null && (a.min = min);
+            let max = aria("aria-valuemax");
+            max !== null && (a.max = max);
+            let vt = aria("aria-valuetext");
+            vt && (a.valuetext = vt), (tag === "input" || a.value !== void 0) && (node.leaf = !0);
+          }
+          (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton") && value(el, tag, role, node, a), tag === "a" && el.hasAttribute("href") && (node.p = { url: el.getAttribute("href") });
+          let placeholder = aria("placeholder") || aria("aria-placeholder");
+          placeholder && (role === "textbox" || role === "searchbox" || role === "combobox") && (node.p = Object.assign(node.p || {}, { placeholder }));
+          for (let _ in a) {
+            node.a = a;
+            break;
+          }
+        }
+        function value(el, tag, role, node, a) {
+          if (tag === "input" || tag === "textarea")
+            el.type === "password" ? el.value && (node.v = MASK) : (INPUT_TEXT.has(el.type) || tag === "textarea") && (node.v = el.value.length > MAX_TEXT ? el.value.slice(0, MAX_TEXT) + "\u2026" : el.value), tag === "textarea" && (a.multiline = ""), controls.push([new WeakRef(el), controlState(el)]), node.leaf = !0;
+          else if (tag === "select") {
+            let chosen = el.selectedOptions;
+            node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "", controls.push([new WeakRef(el), controlState(el)]);
+          } else if (el.isContentEditable) {
+            let t = el.innerText;
+            node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "\u2026" : t.replace(/\n$/, ""), a.multiline = "", node.leaf = !0;
+          } else aria("aria-multiline") === "true" && (a.multiline = "");
+          function aria(n) {
+            return el.getAttribute(n);
+          }
+        }
+        function controlState(el) {
+          return el.localName === "select" ? el.selectedIndex : el.type === "checkbox" || el.type === "radio" ? `${el.checked}${el.indeterminate}` : el.value;
+        }
+        function readRoot() {
+          let kids = [], root = document.documentElement;
+          if (root) {
+            let s = style(root);
+            s.display !== "none" && children(root, s.cursor === "pointer", kids);
+          }
+          let node = { i: 0, r: "document" };
+          return tidy(kids, node), node.t !== void 0 && (node.c = [node.t], delete node.t), node;
+        }
+        function readOne(el) {
+          let parent = parentOf(el), out = [];
+          return read(el, parent ? style(parent).cursor === "pointer" : !1, out), out.filter((k) => k !== `
+`);
+        }
+        function patchRoot(el) {
+          let e = el;
+          for (; e && !emitted.has(e); ) e = parentOf(e);
+          if (!e) return null;
+          for (let p = parentOf(e); p; p = parentOf(p))
+            if (emitted.has(p) && FROM_CONTENT.has(emitted.get(p))) e = p;
+            else if (emitted.has(p)) break;
+          return e;
+        }
+        function containsDeep(outer, inner) {
+          for (let e = inner; e; e = parentOf(e)) if (e === outer) return !0;
+          return !1;
+        }
+        function begin() {
+          styles = /* @__PURE__ */ new Map();
+        }
+        function whole_() {
+          whole = !1, dirty = /* @__PURE__ */ new Set(), controls = [], lastActive = deepActive();
+          let tree = readRoot();
+          return { doc: docId, whole: !0, tree, mutations };
+        }
+        function readChanges(force) {
+          if (document !== ownDocument) return null;
+          if (begin(), force || whole || !document.documentElement) return whole_();
+          let kept = [];
+          for (let entry of controls) {
+            let el = entry[0].deref();
+            if (!el || !el.isConnected) continue;
+            let now = controlState(el);
+            now !== entry[1] && (dirty.add(el), entry[1] = now), kept.push(entry);
+          }
+          controls = kept;
+          let active = deepActive();
+          if (active !== lastActive && (lastActive && dirty.add(lastActive), active && dirty.add(active), lastActive = active), !dirty.size) return { doc: docId, whole: !1, patches: [], mutations };
+          let extra = [];
+          for (let d of dirty)
+            for (let e = d; e; e = parentOf(e)) {
+              let deps = labelledBy.get(e);
+              deps && extra.push(...deps), e.localName === "label" && e.control && extra.push(e.control);
+            }
+          let roots = /* @__PURE__ */ new Set();
+          for (let d of [...dirty, ...extra]) {
+            if (!d.isConnected && d !== document) continue;
+            let r = patchRoot(d === document ? document.documentElement : d);
+            if (!r || r === document.documentElement || r === document.body) return whole_();
+            roots.add(r);
+          }
+          dirty = /* @__PURE__ */ new Set();
+          let list = [...roots].filter((r) => ![...roots].some((o) => o !== r && containsDeep(o, r)));
+          if (list.length > MAX_DIRTY) return whole_();
+          let patches = [];
+          for (let r of list) {
+            let out = readOne(r);
+            for (; out.length > 1 || out.length === 1 && typeof out[0] == "string"; ) {
+              if (r = patchRoot(parentOf(r)), !r || r === document.documentElement || r === document.body) return whole_();
+              out = readOne(r);
+            }
+            patches.push({ i: ids.get(r), node: out.length ? out[0] : null });
+          }
+          return { doc: docId, whole: !1, patches, mutations };
+        }
+        let inflight = 0, fetch_ = window.fetch;
+        fetch_ && (window.fetch = function(...args) {
+          inflight++;
+          let done = () => inflight--, p = fetch_.apply(this, args);
+          return p.then(done, done), p;
+        });
+        let send = XMLHttpRequest.prototype.send;
+        XMLHttpRequest.prototype.send = function(...args) {
+          return inflight++, this.addEventListener("loadend", () => inflight--, { once: !0 }), send.apply(this, args);
+        };
+        function settle(maxMs) {
+          let start = performance.now(), frame = (f) => {
+            let gone = !1, go = () => {
+              gone || (gone = !0, setTimeout(f, 0));
+            };
+            requestAnimationFrame(go), setTimeout(go, 50);
+          };
+          return new Promise((resolve) => {
+            let seen = mutations, tick = () => {
+              let now = performance.now();
+              if (mutations === seen && inflight <= 0 || now - start >= maxMs) {
+                resolve(Math.round(now - start));
+                return;
+              }
+              seen = mutations, frame(tick);
+            };
+            frame(tick);
+          });
+        }
+        let api = {
+          doc: docId,
+          read: (force) => {
+            let found = readChanges(force);
+            return found && JSON.stringify(found);
+          },
+          owns: (d) => d === ownDocument,
+          // The page handles key events on this element itself (a terminal line, a key-driven
+          // widget): typing must send keys, not set the value.
+          listensForKeys: (el) => handles(el, "key"),
+          element: elementOf,
+          // What a person acts on for element `id`; {renamed: name} when `name` is given and
+          // the element's name is no longer that.
+          target: (id, name) => {
+            let el = elementOf(id);
+            if (!el) return null;
+            if (begin(), typeof name == "string") {
+              let now = nameOf(el, roleOf(el, el.localName, style(el)))[0];
+              if (now !== name) return { renamed: now };
+            }
+            return actTarget(el);
+          },
+          idOf,
+          // Ids of `el` and every element under it that a read has shown.
+          within: (el) => {
+            let out = [], walk = (e) => {
+              emitted.has(e) && out.push(ids.get(e));
+              for (let c of e.shadowRoot ? e.shadowRoot.children : e.children) walk(c);
+            };
+            return walk(el), out;
+          },
+          // Each element's box in this frame's viewport (null when it is gone).
+          boxes: (list) => list.map((id) => {
+            let el = elementOf(id);
+            if (!el) return null;
+            let r = el.getBoundingClientRect();
+            return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+          }),
+          mutations: () => mutations,
+          settle
+        };
+        return Object.defineProperty(window, KEY, { value: api, enumerable: !1, configurable: !0 }), api;
+      }
+      install();
+    }
+  });
+  require_entry();
+})();

@@ -1,0 +1,78 @@
+"""The page model's tree on the Python side: built from the script's JSON, patched
+copy-on-write, so an earlier capture stays as it was and a diff skips what both share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from steadyhand.snapshot.diff import diff
+from steadyhand.snapshot.page_model import FrameModel, _apply, _build
+from steadyhand.snapshot.render import View, render
+
+
+def tree() -> dict[str, Any]:
+    items = [
+        {
+            "i": 10 + k,
+            "r": "listitem",
+            "c": [f"Item {k}", {"i": 100 + k, "r": "button", "n": "Open"}],
+        }
+        for k in range(3)
+    ]
+    return {
+        "i": 0,
+        "r": "document",
+        "c": [
+            {"i": 1, "r": "main", "c": [
+                {"i": 2, "r": "paragraph", "t": "Nothing opened"},
+                {"i": 3, "r": "list", "c": items},
+            ]},
+        ],
+    }  # fmt: skip
+
+
+def built() -> FrameModel:
+    model = FrameModel(index=0, doc="d1")
+    fresh: list[Any] = []
+    model.root = _build(tree(), model, fresh)
+    return model
+
+
+def test_build_gives_roles_names_text_and_keys() -> None:
+    model = built()
+    assert model.root is not None
+    text = render([model.root], View())
+    assert "- paragraph: Nothing opened" in text
+    assert text.count('button "Open"') == 3
+    assert set(model.nodes) == {"1", "2", "3", "10", "11", "12", "100", "101", "102"}
+    assert model.nodes["101"].parent is model.nodes["11"]
+
+
+def test_a_patch_replaces_one_subtree_and_leaves_the_earlier_tree_alone() -> None:
+    model = built()
+    before = model.root
+    assert before is not None
+    fresh: list[Any] = []
+    assert _apply(model, "2", {"i": 2, "r": "paragraph", "t": "Opened item 1"}, fresh)
+    after = model.root
+    assert after is not None and after is not before
+    assert "Nothing opened" in render([before], View()), "the old capture is unchanged"
+    assert "Opened item 1" in render([after], View())
+    assert [n.key for n in fresh] == ["2"], "only the patched node was built"
+    # The list was not touched: the same objects in both trees.
+    assert model.nodes["3"] is before.children[0].children[1]
+    assert model.nodes["2"].parent is model.nodes["1"]
+    changes = diff(before, after, View())
+    assert changes.changed == ["- paragraph: Opened item 1   (was: paragraph: Nothing opened)"]
+    assert not changes.added and not changes.removed
+
+
+def test_a_removal_and_an_unknown_target() -> None:
+    model = built()
+    before = model.root
+    assert _apply(model, "11", None, [])
+    assert model.root is not None
+    assert "Item 1" not in render([model.root], View())
+    assert "101" not in model.nodes and "11" not in model.nodes
+    assert before is not None and "Item 1" in render([before], View())
+    assert not _apply(model, "999", {"i": 999, "r": "button"}, []), "unknown: read it whole"
