@@ -127,6 +127,8 @@ def chromium_pairs(page: Page) -> Counter[tuple[str, str]]:
             continue
         if role in NOT_ELEMENTS or role in EXPLAINED:
             continue
+        if role == "paragraph" and not node.get("childIds"):
+            continue  # an empty paragraph (a status line not filled yet) shows nothing
         pairs[(role, name)] += 1
     return pairs
 

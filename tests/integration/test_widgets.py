@@ -253,3 +253,15 @@ def test_through_the_python_client(daemon: Daemon, site: str) -> None:
         assert client.call("evaluate", expression="pageState().log.length")["value"] == 1
     finally:
         client.close()
+
+
+def test_select_text_never_reads_a_password_field(daemon: Daemon, site: str) -> None:
+    s = "select-secret"
+    daemon.call("open", session=s, url=f"{site}/secrets.html")
+    shot = daemon.snapshot(s)
+    field = ref_of(shot, "textbox", "key icon Password")
+    daemon.call("type", session=s, ref=field, text="hunter2")
+    assert "hunter2" not in daemon.snapshot(s)
+    for guess in (None, "hunter"):
+        refused = daemon.fail("select-text", session=s, ref=field, from_text=guess)
+        assert refused.code == "policy_denied" and "hunter" not in str(refused.data)

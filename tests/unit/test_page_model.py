@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from steadyhand.snapshot.diff import diff
-from steadyhand.snapshot.page_model import FrameModel, _apply, _build
+from steadyhand.snapshot.page_model import FrameModel, _apply, _build, _replace, _shallow
 from steadyhand.snapshot.render import View, render
 
 
@@ -76,3 +76,26 @@ def test_a_removal_and_an_unknown_target() -> None:
     assert "101" not in model.nodes and "11" not in model.nodes
     assert before is not None and "Item 1" in render([before], View())
     assert not _apply(model, "999", {"i": 999, "r": "button"}, []), "unknown: read it whole"
+
+
+def test_a_patch_inside_a_grafted_frame_stays_in_that_frame() -> None:
+    parent = built()
+    frame_tree = {"i": 0, "r": "document", "c": [{"i": 5, "r": "button", "n": "One"}]}
+    child = FrameModel(index=1, doc="d2")
+    child.root = _build(frame_tree, child, [])
+    # Graft the frame under an iframe node of the parent's tree, as PageModel._graft does.
+    assert _apply(parent, "2", {"i": 2, "r": "iframe", "f": 1}, [])
+    iframe = parent.nodes["2"]
+    grafted = _shallow(iframe)
+    grafted.children = child.root.children
+    for kid in grafted.children:
+        kid.parent = grafted
+    _replace(parent, iframe, grafted)
+    before = parent.root
+    for n, name in enumerate(("Two", "Three")):
+        assert _apply(child, "5", {"i": 5, "r": "button", "n": name}, [])
+        assert child.root is not None and child.root.role == "document"
+        assert [c.name for c in child.root.children] == [name], f"patch {n}"
+        assert child.root.parent is None and set(child.nodes) == {"5"}
+    assert parent.root is before, "the parent frame's tree is not touched by the child's"
+    assert before is not None and render([before], View()).count("main") == 1

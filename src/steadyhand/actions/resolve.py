@@ -54,11 +54,13 @@ async def resolve_ref(tab: Tab, ref: str, timeout_ms: float) -> Target:
     The caller owns the handle: dispose of it (or use `element()`).
     """
     entry = resolve_entry(tab, ref)
-    if await tab.document_id() != entry.main_doc:
-        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
+    # Pinned in its own document, the element is the one the ref names (a new main
+    # document would have taken the frames and their documents with it).
     handle = await _pin(tab, entry)
     if handle is not None:
         return Target(handle, ref, ref)
+    if await tab.document_id() != entry.main_doc:
+        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
     taken = await take(tab, timeout_ms)
     if taken.main_doc != entry.main_doc:
         raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")

@@ -46,18 +46,19 @@ from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.lookup import is_ref
-from steadyhand.snapshot.page_model import KEY as MODEL_KEY
+from steadyhand.snapshot.page_model import MODEL
 from steadyhand.snapshot.render import View, page
 from steadyhand.snapshot.take import take
+from steadyhand.snapshot.tree import Node
 
 # Resolves once the DOM has been quiet for 60 ms (or after 600 ms of constant change).
 # Waits until a frame goes by with no DOM mutation and no request the page started still
 # pending (the page model tracks both), at most SETTLE_MAX_MS.
-SETTLE_JS = f"ms => window.{MODEL_KEY} ? window.{MODEL_KEY}.settle(ms) : null"
+SETTLE_JS = f"ms => {MODEL} ? {MODEL}.settle(ms) : null"
 SETTLE_MAX_MS = 600
 # DOM mutations the page model has seen in this document: the result says whether the
 # action changed any.
-MUTATIONS_JS = f"() => window.{MODEL_KEY} ? window.{MODEL_KEY}.mutations() : null"
+MUTATIONS_JS = f"() => {MODEL} ? {MODEL}.mutations() : null"
 LOAD_WAIT_MS = 5_000
 EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
@@ -105,6 +106,7 @@ class Act:
         self._mutations_before = 0
         self._unverified = 0
         self._read_after = False  # the page model was read after the action (its counter too)
+        self._title_read = False  # ... and its title with it
         self._left_mid_action = False  # a target was detached while a try used it
 
     @property
@@ -278,7 +280,9 @@ class Act:
         dom_changed: bool | None = None
         if not self.stopped_by_dialog:
             changes, dom_changed = await self._aftermath()
-        done = await action_result(self.tab, action, ref, self._url_before, **self.detail)
+        # The title as the read after the action found it; read it apart when none ran.
+        title = self.tab.model.title if self._title_read else None
+        done = await action_result(self.tab, action, ref, self._url_before, title, **self.detail)
         done.changes = changes
         done.dom_changed = dom_changed
         done.dialog = events.dialog_info()
@@ -325,8 +329,12 @@ class Act:
 
     async def _settle(self) -> None:
         tab = self.tab
+        until = time.monotonic() + SETTLE_MAX_MS / 1000
         try:
             await tab.page.evaluate(SETTLE_JS, SETTLE_MAX_MS)
+            # Requests the browser sent since the call began (a link's navigation or
+            # download, which the page's own script cannot see) end before the read.
+            await tab.log.quiet_since(self.call.started, until - time.monotonic())
         except PlaywrightError:
             # The action navigated: the old document (and the evaluate) went with it.
             with suppress(PlaywrightError):
@@ -356,9 +364,11 @@ class Act:
         except (PlaywrightError, SteadyhandError) as exc:
             tab.acted_since_baseline = True
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
-        self._read_after = True
-        text = report(tab.baseline, taken, View())
+        self._read_after = self._title_read = True
+        seen: list[Node] = []
+        text = report(tab.baseline, taken, View(), seen)
         tab.seen(taken)
+        tab.refs.saw(seen)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)
         if chunk.next_offset is None:
             return chunk.text

@@ -31,12 +31,12 @@ from steadyhand.commands.act import Act, Aim
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.snapshot.page_model import KEY as MODEL_KEY
+from steadyhand.snapshot.page_model import MODEL_OF_E
 
 # Whether the page handles key events on the element itself: then typing sends keys.
-LISTENS_FOR_KEYS_JS = f"e => !!(window.{MODEL_KEY} && window.{MODEL_KEY}.listensForKeys(e))"
+LISTENS_FOR_KEYS_JS = f"e => !!{MODEL_OF_E}?.listensForKeys(e)"
 # The page model's mutation count in an element's own document.
-FRAME_MUTATIONS_JS = f"e => window.{MODEL_KEY} ? window.{MODEL_KEY}.mutations() : null"
+FRAME_MUTATIONS_JS = f"e => {MODEL_OF_E} ? {MODEL_OF_E}.mutations() : null"
 TARGET_HELP = (
     'element ref (e12) or locator (role=button[name="Save"], text=..., label=..., css=...)'
 )
@@ -573,6 +573,13 @@ SELECT_TEXT_JS = """(el, [from, to]) => {
 }"""
 
 
+# A field (not page text) that may hold a secret.
+SECRET_FIELD_JS = (
+    "e => (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) && "
+    f"({MAY_BE_SECRET})(e)"
+)
+
+
 class SelectTextParams(ActParams):
     ref: str = positional("element whose text to select (a paragraph, a cell, a field, ...)")
     from_text: str | None = Field(
@@ -596,6 +603,13 @@ async def select_text(call: Call, params: SelectTextParams) -> ActionResult:
             async with act.target(params.ref) as aim:
                 await act.ready(aim)
                 wanted = {"from": params.from_text, "to": params.to_text}
+                if await aim.handle.evaluate(SECRET_FIELD_JS):
+                    # Neither its text nor whether a guess is in it may leave the page.
+                    raise SteadyhandError(
+                        ErrorCode.POLICY_DENIED,
+                        f"{aim.what} may hold a secret: its text is not selected or shown",
+                        "select text in ordinary fields and page text only",
+                    )
                 found = await aim.handle.evaluate(SELECT_TEXT_JS, list(wanted.values()))
                 if "missing" in found:
                     which = found["missing"]

@@ -67,10 +67,12 @@ class ActionResult(PageResult):
     changes: str | None = Field(None, description="what the action changed on the page")
 
 
-async def page_result(tab: Tab) -> dict[str, str]:
+async def page_result(tab: Tab, title: str | None = None) -> dict[str, str]:
+    """Tab id, URL and title (`title`: as a read of the page just now found it)."""
     # An open dialog stops the page: its title cannot be read until it is answered; a
     # busy page answers late.
-    title = await title_or_busy(tab) if tab.events.pending is None else ""
+    if title is None:
+        title = await title_or_busy(tab) if tab.events.pending is None else ""
     return {"tab": tab.id, "url": tab.page.url, "title": title}
 
 
@@ -82,9 +84,9 @@ async def navigation_result(
 
 
 async def action_result(
-    tab: Tab, action: str, ref: str | None, url_before: str, **detail: Any
+    tab: Tab, action: str, ref: str | None, url_before: str, title: str | None, **detail: Any
 ) -> ActionResult:
-    where = await page_result(tab)
+    where = await page_result(tab, title)
     return ActionResult(
         **where, action=action, ref=ref, navigated=where["url"] != url_before, data=detail
     )

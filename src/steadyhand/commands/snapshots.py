@@ -114,8 +114,10 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
     if params.selector is not None:
         selected = await _selector_keys(tab, taken, params.selector, params.frame)
     if params.diff:
-        text = report(tab.baseline, taken, view)
+        seen: list[Node] = []
+        text = report(tab.baseline, taken, view, seen)
         tab.seen(taken)
+        tab.refs.saw(seen)
         return text
     roots: list[Node] = [taken.root]
     if params.frame is not None:
@@ -126,6 +128,7 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
         roots = _topmost(roots, selected)
     elif params.frame is None and params.ref is None:
         tab.seen(taken)  # the agent has seen the whole page as it is now
+    tab.refs.saw(_walk(roots))
     return render(roots, view)
 
 
@@ -271,6 +274,7 @@ async def find(call: Call, params: FindParams) -> FindResult:
     found = find_nodes(taken, params.text, params.role, params.name, params.exact)
     shown = found[: params.limit]
     tab.refs.issue(taken, [f.node for f in shown])
+    tab.refs.saw(f.node for f in shown)
     view = View()
     matches, lines = [], []
     for item in shown:

@@ -7,6 +7,8 @@ reports them redacts (URLs may carry tokens).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import time
 from collections import deque
@@ -76,6 +78,7 @@ class PageLog:
         self.console_dropped = 0
         self.network_dropped = 0
         self._pending: dict[Request, NetworkEntry] = {}
+        self._ended = asyncio.Event()  # set whenever a request ends
 
     def add_console(self, entry: ConsoleEntry) -> None:
         if len(self.console) == self.limit:
@@ -134,17 +137,34 @@ class PageLog:
         self.network.append(entry)
         self._pending[request] = entry
 
+    def pending_since(self, started: float) -> int:
+        """How many requests sent since `started` (monotonic) have not ended yet."""
+        return sum(1 for e in self._pending.values() if e.started >= started)
+
+    async def quiet_since(self, started: float, timeout_s: float) -> None:
+        """Wait until every request sent since `started` has ended, at most `timeout_s`."""
+        deadline = monotonic() + timeout_s
+        while self.pending_since(started):
+            left = deadline - monotonic()
+            if left <= 0:
+                return
+            self._ended.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ended.wait(), left)
+
     def on_response(self, response: Response) -> None:
         entry = self._pending.get(response.request)
         if entry is not None:
             entry.status = response.status
 
     def on_request_finished(self, request: Request) -> None:
+        self._ended.set()
         entry = self._pending.pop(request, None)
         if entry is not None:
             entry.duration_ms = round((time.monotonic() - entry.started) * 1000, 1)
 
     def on_request_failed(self, request: Request) -> None:
+        self._ended.set()
         entry = self._pending.pop(request, None)
         if entry is not None:
             entry.failure = request.failure or "failed"

@@ -23,6 +23,7 @@ class Changes:
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    shown: list[Node] = field(default_factory=list)  # the nodes the lines show (new side)
 
     @property
     def count(self) -> int:
@@ -32,19 +33,23 @@ class Changes:
         return f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
 
 
-def report(old: Capture | None, new: Capture, view: View) -> str:
+def report(old: Capture | None, new: Capture, view: View, shown: list[Node] | None = None) -> str:
     """What the agent needs to know of `new`, given that it last saw `old`.
 
     Only the changes when both are the same document; the whole page otherwise.
+    `shown` gets the nodes the text shows.
     """
     view = View(mode="default", urls=view.urls, cells=view.cells, focus=False)
-    if old is None:
-        return "# no earlier snapshot of this tab: the whole page\n" + render([new.root], view)
-    if old.main_doc != new.main_doc:
-        return f"# a new document since the last snapshot ({new.url}): the whole page\n" + render(
-            [new.root], view
-        )
+    shown = [] if shown is None else shown
+    if old is None or old.main_doc != new.main_doc:
+        shown.extend(new.root.walk())
+        if old is None:
+            head = "# no earlier snapshot of this tab: the whole page\n"
+        else:
+            head = f"# a new document since the last snapshot ({new.url}): the whole page\n"
+        return head + render([new.root], view)
     changes = diff(old.root, new.root, view)
+    shown.extend(changes.shown)
     if not changes.count:
         return "# no changes since the last snapshot"
     return f"# {changes.summary()} since the last snapshot\n" + "\n".join(changes.lines)
@@ -121,6 +126,7 @@ def _middle(
         for k, born in enumerate(news):
             if k not in partners:
                 _note(changes.added, changes, "+", _subtree(born, view), parent)
+                changes.shown.extend(born.walk())
                 continue
             until = position[id(partners[k])]
             for gone in olds[done:until]:
@@ -174,6 +180,7 @@ def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:
         return
     before, after = node_line(x, view), node_line(y, view)
     if before != after:
+        changes.shown.append(y)
         _note(
             changes.changed, changes, "~", f"{after}   (was: {before.removeprefix('- ')})", y.parent
         )

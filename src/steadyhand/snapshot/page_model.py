@@ -31,17 +31,16 @@ if TYPE_CHECKING:
     from steadyhand.snapshot.capture import Capture
 
 KEY = "__steadyhand_model__"
-READ_JS = f"force => window.{KEY} ? window.{KEY}.read(force) : null"
-TARGET_JS = (
-    f"([doc, id, name]) => window.{KEY} && window.{KEY}.doc === doc ? "
-    f"window.{KEY}.target(id, name) : null"
-)
-ELEMENT_JS = (
-    f"([doc, id]) => window.{KEY} && window.{KEY}.doc === doc ? window.{KEY}.element(id) : null"
-)
-ID_OF_JS = f"e => window.{KEY} ? String(window.{KEY}.idOf(e)) : null"
-WITHIN_JS = f"e => window.{KEY} ? window.{KEY}.within(e).map(String) : []"
-BOXES_JS = f"ids => window.{KEY} ? window.{KEY}.boxes(ids) : []"
+# The model of the document a snippet runs in (undefined where none is installed yet).
+MODEL = f"window.{KEY}?.of(document)"
+# ... of the document element `e` belongs to.
+MODEL_OF_E = f"window.{KEY}?.of(e.ownerDocument)"
+READ_JS = f"force => {MODEL} ? {MODEL}.read(force) : null"
+TARGET_JS = f"([doc, id, name]) => {MODEL}?.doc === doc ? {MODEL}.target(id, name) : null"
+ELEMENT_JS = f"([doc, id]) => {MODEL}?.doc === doc ? {MODEL}.element(id) : null"
+ID_OF_JS = f"e => {MODEL_OF_E} ? String({MODEL_OF_E}.idOf(e)) : null"
+WITHIN_JS = f"e => {MODEL_OF_E} ? {MODEL_OF_E}.within(e).map(String) : []"
+BOXES_JS = f"ids => {MODEL} ? {MODEL}.boxes(ids) : []"
 
 
 @cache
@@ -75,6 +74,7 @@ class PageModel:
         self._next_index = 1
         self.fresh: list[Node] = []  # the nodes the last read built (the rest were kept)
         self.mutations: int | None = None  # the main document's mutation count at that read
+        self.title = ""  # the main document's title at that read
 
     def forget(self) -> None:
         """Drop what is known: the next read of every frame is whole."""
@@ -124,7 +124,7 @@ class PageModel:
             model.root, model.nodes, model.doc = None, {}, ""
             return
         if main:
-            self.mutations = data["mutations"]
+            self.mutations, self.title = data["mutations"], data["title"]
         if data["doc"] != model.doc:
             model.iframe = None
         if not data["whole"]:
@@ -146,7 +146,7 @@ class PageModel:
         """Put the frame's tree under its iframe node in the parent frame's tree."""
         child = self.model_of(frame)
         parent_frame = frame.parent_frame
-        if child.root is None or parent_frame is None:
+        if parent_frame is None:
             return
         parent = self.model_of(parent_frame)
         if parent.root is None:
@@ -157,10 +157,12 @@ class PageModel:
         node = parent.nodes.get(child.iframe) if child.iframe else None
         if node is None or node.role != "iframe":
             return
-        if node.children is child.root.children:
+        # A frame that could not be read (navigating, gone) shows nothing, not its past.
+        children = child.root.children if child.root is not None else []
+        if node.children is children or not (node.children or children):
             return
         grafted = _shallow(node)
-        grafted.children = child.root.children
+        grafted.children = children
         for kid in grafted.children:
             kid.parent = grafted
         _replace(parent, node, grafted)
@@ -307,16 +309,23 @@ def _apply(model: FrameModel, key: str, data: dict[str, Any] | None, fresh: list
 
 
 def _replace(model: FrameModel, old: Node, new: Node | None) -> None:
-    """Put `new` where `old` is, copying its ancestors (the earlier tree stays as it was)."""
+    """Put `new` where `old` is, copying its ancestors (the earlier tree stays as it was).
+
+    The copying stops at the frame's own root: a frame's top-level nodes, grafted under
+    the parent frame's iframe node, have that node as parent, which the frame's tree
+    does not own (the next graft puts the new root's children there).
+    """
     parent = old.parent
     assert parent is not None
     if new is not None and new.key is not None:
         model.nodes[new.key] = new
-    copy = _shallow(parent)
-    copy.children = [c for c in (new if c is old else c for c in parent.children) if c is not None]
-    for kid in copy.children:
+    children = [c for c in (new if c is old else c for c in parent.children) if c is not None]
+    top = parent.parent is None or parent.frame != model.index
+    copy = _shallow(model.root if top and model.root is not None else parent)
+    copy.children = children
+    for kid in children:
         kid.parent = copy
-    if parent.parent is None:
+    if top:
         model.root = copy
         return
     _replace(model, parent, copy)

@@ -192,14 +192,8 @@ class RefRegistry:
                 continue
             doc = capture.docs.get(node.frame, "")
             known = self._by_key.get((doc, node.key)) if doc else None
-            entry = self._entries.get(known) if known is not None else None
-            if entry is not None:
+            if known is not None and known in self._entries:
                 node.ref = known  # the same element: its ref, and the identity it had then
-                if node.name != entry.identity.name:
-                    # Renamed, and this reading shows it: acting under the new name is
-                    # now what the agent asks for.
-                    identity = replace(entry.identity, name=node.name)
-                    self._entries[entry.ref] = replace(entry, identity=identity)
             else:
                 fresh.append((node, doc))
         if not fresh:
@@ -235,6 +229,16 @@ class RefRegistry:
                 ref = self._by_key.get((capture.docs.get(node.frame, ""), node.key))
                 if ref is not None:
                     node.ref = ref
+
+    def saw(self, nodes: Iterable[Node]) -> None:
+        """The agent was shown these nodes (a snapshot, an act's changes, find's matches):
+        an element renamed since its ref was handed out is now known under its new name,
+        and acting on it is what the agent asks for. Names only ever change here."""
+        for node in nodes:
+            entry = self._entries.get(node.ref) if node.ref is not None else None
+            if entry is not None and entry.identity.name != node.name:
+                identity = replace(entry.identity, name=node.name)
+                self._entries[entry.ref] = replace(entry, identity=identity)
 
     def lookup(self, ref: str) -> RefEntry | None:
         return self._entries.get(ref)

@@ -12,7 +12,11 @@ from steadyhand.snapshot.render import CELLS
 
 
 async def take(
-    tab: Tab, timeout_ms: float, boxes: bool = False, cells: bool = False, whole: bool = False
+    tab: Tab,
+    timeout_ms: float,
+    boxes: bool = False,
+    cells: bool = False,
+    whole: bool = False,
 ) -> Capture:
     """The tab now, with refs on everything that deserves one (and table cells if asked).
 
@@ -23,8 +27,12 @@ async def take(
     async with tab.snapshot_lock:
         try:
             taken = await asyncio.wait_for(capture(tab, whole=whole), timeout_ms / 1000)
-        except TimeoutError:
-            tab.model.forget()  # the read may have been half applied: start again whole
+        except BaseException as exc:
+            # Cut short (a timeout, a cancelled call, an error), the read may have been
+            # half applied while the page's script forgot what it sent: start again whole.
+            tab.model.forget()
+            if not isinstance(exc, TimeoutError):
+                raise
             raise SteadyhandError(
                 ErrorCode.TIMEOUT,
                 f"the page did not let itself be read within {timeout_ms / 1000:.1f} s",
@@ -32,7 +40,8 @@ async def take(
                 "wait, then snapshot again, or close the tab",
             ) from None
         nodes = list(taken.root.walk()) if cells else taken.fresh
-        tab.refs.issue(taken, [n for n in nodes if deserves_ref(n) or (cells and n.role in CELLS)])
+        wanted = [n for n in nodes if deserves_ref(n) or (cells and n.role in CELLS)]
+        tab.refs.issue(taken, wanted)
         tab.refs.reattach(taken, nodes)
         if boxes:
             await tab.model.boxes(tab.page, taken)

@@ -813,9 +813,24 @@
         "touchstart",
         "contextmenu",
         "auxclick"
-      ]), KEYS = /* @__PURE__ */ new Set(["keydown", "keyup", "keypress"]), DROPS = /* @__PURE__ */ new Set(["drop", "dragover", "dragenter"]), ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/, ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/, SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+      ]), KEYS = /* @__PURE__ */ new Set(["keydown", "keyup", "keypress"]), DROPS = /* @__PURE__ */ new Set(["drop", "dragover", "dragenter"]), ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/, ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/, CONTROLS = "button,a[href],input,select,textarea,[role=button],[role=checkbox],[role=switch],[role=link]", SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+      function newRegistry() {
+        let models = /* @__PURE__ */ new WeakMap(), get = WeakMap.prototype.get, set = WeakMap.prototype.set, registry = Object.freeze({
+          of: (d) => get.call(models, d),
+          add: (d, api) => {
+            get.call(models, d) || set.call(models, d, Object.freeze(api));
+          }
+        });
+        return Object.defineProperty(window, KEY, {
+          value: registry,
+          enumerable: !1,
+          configurable: !1,
+          writable: !1
+        }), registry;
+      }
       function install() {
-        if (window[KEY] && window[KEY].owns(document)) return window[KEY];
+        let registry = window[KEY] || newRegistry();
+        if (registry.of(document)) return registry.of(document);
         let ownDocument = document, handled = /* @__PURE__ */ new WeakMap(), original = EventTarget.prototype.addEventListener;
         EventTarget.prototype.addEventListener = function(type, listener, options) {
           if (this instanceof Element && listener) {
@@ -839,10 +854,10 @@
           let ref = byId.get(id), el = ref && ref.deref();
           return el ? el.isConnected ? el : null : (byId.delete(id), null);
         }
-        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = [], dirty = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
+        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = /* @__PURE__ */ new Map(), dirty = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
           if (mutations += records.length, !whole) {
             for (let r of records) {
-              let target = r.type === "characterData" ? r.target.parentElement : r.target;
+              let target = r.type === "characterData" ? r.target.parentNode : r.target;
               target && dirty.add(target.nodeType === 11 ? target.host : target);
             }
             dirty.size > MAX_DIRTY && (whole = !0);
@@ -852,6 +867,11 @@
           root && !observed.has(root) && (observed.add(root), observer.observe(root, observeOptions));
         }
         observe(document);
+        let attachShadow = Element.prototype.attachShadow;
+        Element.prototype.attachShadow = function(init) {
+          let root = attachShadow.call(this, init);
+          return init && init.mode === "open" && (observe(root), dirty.add(this)), root;
+        };
         let touched = (event) => {
           let target = event.composedPath()[0];
           target instanceof Element && dirty.add(target);
@@ -925,12 +945,14 @@
           return r.width < 4 || r.height < 4 ? !0 : s.clipPath === "inset(50%)" || s.clip === "rect(0px, 0px, 0px, 0px)" || s.clip === "rect(1px, 1px, 1px, 1px)";
         }
         function actTarget(el) {
-          if (!(el instanceof HTMLInputElement) || !visuallyHidden(el)) return el;
+          if (!(el instanceof HTMLInputElement) || el.type !== "checkbox" && el.type !== "radio" || !visuallyHidden(el)) return el;
           for (let label of el.labels || []) {
             let r = label.getBoundingClientRect();
             if (r.width >= 4 && r.height >= 4) return label;
           }
-          for (let p = parentOf(el); p; p = parentOf(p)) {
+          for (let p = parentOf(el); p && p !== document.body; p = parentOf(p)) {
+            let inside = (p.shadowRoot || p).querySelectorAll(CONTROLS);
+            if (inside.length > 1 || inside.length === 1 && inside[0] !== el) break;
             let r = p.getBoundingClientRect();
             if (r.width >= 4 && r.height >= 4 && style(p).visibility === "visible") return p;
           }
@@ -1037,7 +1059,7 @@
           if (CHECKABLE.has(role)) {
             let checked = aria("aria-checked");
             if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
-              checked = el.indeterminate ? "mixed" : String(el.checked);
+              checked = el.indeterminate ? "mixed" : String(el.checked), controls.set(el, controlState(el));
               let target = actTarget(el);
               target !== el && (node.x = idOf(target));
             }
@@ -1052,7 +1074,7 @@
             level && (a.level = level);
           }
           if (el === deepActive() && el !== document.body && (a.active = ""), RANGES.has(role)) {
-            (tag === "input" || tag === "progress" || tag === "meter") && (a.value = String(el.value), el.min !== void 0 && el.min !== "" && (a.min = String(el.min)), el.max !== void 0 && el.max !== "" && (a.max = String(el.max)));
+            (tag === "input" || tag === "progress" || tag === "meter") && (a.value = String(el.value), tag === "input" && controls.set(el, controlState(el)), el.min !== void 0 && el.min !== "" && (a.min = String(el.min)), el.max !== void 0 && el.max !== "" && (a.max = String(el.max)));
             let now = aria("aria-valuenow");
             now !== null && (a.value = now);
             let min = aria("aria-valuemin");
@@ -1072,10 +1094,10 @@
         }
         function value(el, tag, role, node, a) {
           if (tag === "input" || tag === "textarea")
-            el.type === "password" ? el.value && (node.v = MASK) : (INPUT_TEXT.has(el.type) || tag === "textarea") && (node.v = el.value.length > MAX_TEXT ? el.value.slice(0, MAX_TEXT) + "\u2026" : el.value), tag === "textarea" && (a.multiline = ""), controls.push([new WeakRef(el), controlState(el)]), node.leaf = !0;
+            mayBeSecret(el) ? el.value && (node.v = MASK) : (INPUT_TEXT.has(el.type) || tag === "textarea") && (node.v = el.value.length > MAX_TEXT ? el.value.slice(0, MAX_TEXT) + "\u2026" : el.value), tag === "textarea" && (a.multiline = ""), controls.set(el, controlState(el)), node.leaf = !0;
           else if (tag === "select") {
             let chosen = el.selectedOptions;
-            node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "", controls.push([new WeakRef(el), controlState(el)]);
+            node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "", controls.set(el, controlState(el));
           } else if (el.isContentEditable) {
             let t = el.innerText;
             node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "\u2026" : t.replace(/\n$/, ""), a.multiline = "", node.leaf = !0;
@@ -1083,6 +1105,13 @@
           function aria(n) {
             return el.getAttribute(n);
           }
+        }
+        function mayBeSecret(el) {
+          if (el.type === "password") return !0;
+          let auto = (el.getAttribute("autocomplete") || "").toLowerCase();
+          if (/(?:current-password|new-password|one-time-code)/.test(auto)) return !0;
+          let masked = style(el).webkitTextSecurity;
+          return !!masked && masked !== "none";
         }
         function controlState(el) {
           return el.localName === "select" ? el.selectedIndex : el.type === "checkbox" || el.type === "radio" ? `${el.checked}${el.indeterminate}` : el.value;
@@ -1118,23 +1147,28 @@
           styles = /* @__PURE__ */ new Map();
         }
         function whole_() {
-          whole = !1, dirty = /* @__PURE__ */ new Set(), controls = [], lastActive = deepActive();
+          whole = !1, dirty = /* @__PURE__ */ new Set(), controls = /* @__PURE__ */ new Map(), lastActive = deepActive();
           let tree = readRoot();
-          return { doc: docId, whole: !0, tree, mutations };
+          return { doc: docId, whole: !0, tree, mutations, title: document.title };
         }
         function readChanges(force) {
           if (document !== ownDocument) return null;
           if (begin(), force || whole || !document.documentElement) return whole_();
-          let kept = [];
-          for (let entry of controls) {
-            let el = entry[0].deref();
-            if (!el || !el.isConnected) continue;
+          for (let [el, was] of controls) {
+            if (!el.isConnected) {
+              controls.delete(el);
+              continue;
+            }
             let now = controlState(el);
-            now !== entry[1] && (dirty.add(el), entry[1] = now), kept.push(entry);
+            now !== was && (dirty.add(el), controls.set(el, now));
           }
-          controls = kept;
           let active = deepActive();
-          if (active !== lastActive && (lastActive && dirty.add(lastActive), active && dirty.add(active), lastActive = active), !dirty.size) return { doc: docId, whole: !1, patches: [], mutations };
+          if (active !== lastActive) {
+            for (let e of [lastActive, active])
+              e && e !== document.body && e !== document.documentElement && dirty.add(e);
+            lastActive = active;
+          }
+          if (!dirty.size) return { doc: docId, whole: !1, patches: [], mutations, title: document.title };
           let extra = [];
           for (let d of dirty)
             for (let e = d; e; e = parentOf(e)) {
@@ -1160,7 +1194,7 @@
             }
             patches.push({ i: ids.get(r), node: out.length ? out[0] : null });
           }
-          return { doc: docId, whole: !1, patches, mutations };
+          return { doc: docId, whole: !1, patches, mutations, title: document.title };
         }
         let inflight = 0, fetch_ = window.fetch;
         fetch_ && (window.fetch = function(...args) {
@@ -1197,7 +1231,6 @@
             let found = readChanges(force);
             return found && JSON.stringify(found);
           },
-          owns: (d) => d === ownDocument,
           // The page handles key events on this element itself (a terminal line, a key-driven
           // widget): typing must send keys, not set the value.
           listensForKeys: (el) => handles(el, "key"),
@@ -1232,7 +1265,7 @@
           mutations: () => mutations,
           settle
         };
-        return Object.defineProperty(window, KEY, { value: api, enumerable: !1, configurable: !0 }), api;
+        return registry.add(document, api), api;
       }
       install();
     }

@@ -52,12 +52,36 @@ const KEYS = new Set(["keydown", "keyup", "keypress"]);
 const DROPS = new Set(["drop", "dragover", "dragenter"]);
 const ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/;
 const ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/;
+const CONTROLS = "button,a[href],input,select,textarea,[role=button],[role=checkbox],[role=switch],[role=link]";
 const SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+
+function newRegistry() {
+  const models = new WeakMap();
+  const get = WeakMap.prototype.get;
+  const set = WeakMap.prototype.set;
+  const registry = Object.freeze({
+    of: (d) => get.call(models, d),
+    add: (d, api) => {
+      if (!get.call(models, d)) set.call(models, d, Object.freeze(api));
+    },
+  });
+  Object.defineProperty(window, KEY, {
+    value: registry,
+    enumerable: false,
+    configurable: false,
+    writable: false,
+  });
+  return registry;
+}
 
 function install() {
   // A window can outlive its document (Chromium reuses the initial about:blank window for
   // a same-origin page): a model is only ever the model of the document it started in.
-  if (window[KEY] && window[KEY].owns(document)) return window[KEY];
+  // One model per document, found through a registry the page can neither replace nor
+  // fill first (this script runs before the page's own). A window can outlive its
+  // document (Chromium reuses the initial about:blank window): each document gets its own.
+  const registry = window[KEY] || newRegistry();
+  if (registry.of(document)) return registry.of(document);
   const ownDocument = document;
 
   // ------------------------------------------------------------ listeners, from the start
@@ -110,7 +134,7 @@ function install() {
   const emitted = new WeakMap(); // element -> role it was shown with (in the last reads)
   const labelledBy = new WeakMap(); // element referenced by aria-labelledby -> dependents
   const observed = new WeakSet();
-  let controls = []; // [WeakRef(element), last state] of shown form controls
+  let controls = new Map(); // shown form control -> its state when last read
   let dirty = new Set();
   let whole = true; // the next read must be whole (nothing read yet, or too much changed)
   let lastActive = null;
@@ -120,7 +144,7 @@ function install() {
     mutations += records.length;
     if (whole) return;
     for (const r of records) {
-      const target = r.type === "characterData" ? r.target.parentElement : r.target;
+      const target = r.type === "characterData" ? r.target.parentNode : r.target;
       if (target) dirty.add(target.nodeType === 11 ? target.host : target);
     }
     if (dirty.size > MAX_DIRTY) whole = true;
@@ -133,6 +157,16 @@ function install() {
     }
   }
   observe(document);
+  // A shadow root attached after a read makes no mutation: watch it, re-read its host.
+  const attachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attachShadow.call(this, init);
+    if (init && init.mode === "open") {
+      observe(root);
+      dirty.add(this);
+    }
+    return root;
+  };
   const touched = (event) => {
     const target = event.composedPath()[0];
     if (target instanceof Element) dirty.add(target);
@@ -249,13 +283,18 @@ function install() {
 
   // Where a person would click to act on `el`: itself, or, for a visually hidden native
   // input, its label or the nearest visible element around it.
+  // Only for a checkbox or radio drawn by something else: its label, or the nearest
+  // visible element around it that holds no other control (never a neighbour's box).
   function actTarget(el) {
-    if (!(el instanceof HTMLInputElement) || !visuallyHidden(el)) return el;
+    if (!(el instanceof HTMLInputElement) || (el.type !== "checkbox" && el.type !== "radio")) return el;
+    if (!visuallyHidden(el)) return el;
     for (const label of el.labels || []) {
       const r = label.getBoundingClientRect();
       if (r.width >= 4 && r.height >= 4) return label;
     }
-    for (let p = parentOf(el); p; p = parentOf(p)) {
+    for (let p = parentOf(el); p && p !== document.body; p = parentOf(p)) {
+      const inside = (p.shadowRoot || p).querySelectorAll(CONTROLS);
+      if (inside.length > 1 || (inside.length === 1 && inside[0] !== el)) break;
       const r = p.getBoundingClientRect();
       if (r.width >= 4 && r.height >= 4 && style(p).visibility === "visible") return p;
     }
@@ -426,6 +465,7 @@ function install() {
       let checked = aria("aria-checked");
       if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
         checked = el.indeterminate ? "mixed" : String(el.checked);
+        controls.set(el, controlState(el));
         const target = actTarget(el);
         if (target !== el) node.x = idOf(target);
       }
@@ -452,6 +492,7 @@ function install() {
     if (RANGES.has(role)) {
       if (tag === "input" || tag === "progress" || tag === "meter") {
         a.value = String(el.value);
+        if (tag === "input") controls.set(el, controlState(el));
         if (el.min !== undefined && el.min !== "") a.min = String(el.min);
         if (el.max !== undefined && el.max !== "") a.max = String(el.max);
       }
@@ -483,18 +524,18 @@ function install() {
 
   function value(el, tag, role, node, a) {
     if (tag === "input" || tag === "textarea") {
-      if (el.type === "password") {
+      if (mayBeSecret(el)) {
         if (el.value) node.v = MASK;
       } else if (INPUT_TEXT.has(el.type) || tag === "textarea") {
         node.v = el.value.length > MAX_TEXT ? el.value.slice(0, MAX_TEXT) + "…" : el.value;
       }
       if (tag === "textarea") a.multiline = "";
-      controls.push([new WeakRef(el), controlState(el)]);
+      controls.set(el, controlState(el));
       node.leaf = true;
     } else if (tag === "select") {
       const chosen = el.selectedOptions;
       node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "";
-      controls.push([new WeakRef(el), controlState(el)]);
+      controls.set(el, controlState(el));
     } else if (el.isContentEditable) {
       const t = el.innerText;
       node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "…" : t.replace(/\n$/, "");
@@ -506,6 +547,16 @@ function install() {
     function aria(n) {
       return el.getAttribute(n);
     }
+  }
+
+  // A field whose value must never leave the page: a password, or one the page marks as
+  // a secret (autocomplete, masked text).
+  function mayBeSecret(el) {
+    if (el.type === "password") return true;
+    const auto = (el.getAttribute("autocomplete") || "").toLowerCase();
+    if (/(?:current-password|new-password|one-time-code)/.test(auto)) return true;
+    const masked = style(el).webkitTextSecurity;
+    return Boolean(masked) && masked !== "none";
   }
 
   function controlState(el) {
@@ -561,10 +612,10 @@ function install() {
   function whole_() {
     whole = false;
     dirty = new Set();
-    controls = [];
+    controls = new Map();
     lastActive = deepActive();
     const tree = readRoot();
-    return { doc: docId, whole: true, tree, mutations };
+    return { doc: docId, whole: true, tree, mutations, title: document.title };
   }
 
   function readChanges(force) {
@@ -572,25 +623,25 @@ function install() {
     begin();
     if (force || whole || !document.documentElement) return whole_();
     // Form controls whose state moved without an event, and the focus.
-    const kept = [];
-    for (const entry of controls) {
-      const el = entry[0].deref();
-      if (!el || !el.isConnected) continue;
-      const now = controlState(el);
-      if (now !== entry[1]) {
-        dirty.add(el);
-        entry[1] = now;
+    for (const [el, was] of controls) {
+      if (!el.isConnected) {
+        controls.delete(el);
+        continue;
       }
-      kept.push(entry);
+      const now = controlState(el);
+      if (now !== was) {
+        dirty.add(el);
+        controls.set(el, now);
+      }
     }
-    controls = kept;
     const active = deepActive();
     if (active !== lastActive) {
-      if (lastActive) dirty.add(lastActive);
-      if (active) dirty.add(active);
+      for (const e of [lastActive, active]) {
+        if (e && e !== document.body && e !== document.documentElement) dirty.add(e);
+      }
       lastActive = active;
     }
-    if (!dirty.size) return { doc: docId, whole: false, patches: [], mutations };
+    if (!dirty.size) return { doc: docId, whole: false, patches: [], mutations, title: document.title };
     const extra = [];
     for (const d of dirty) {
       for (let e = d; e; e = parentOf(e)) {
@@ -620,7 +671,7 @@ function install() {
       }
       patches.push({ i: ids.get(r), node: out.length ? out[0] : null });
     }
-    return { doc: docId, whole: false, patches, mutations };
+    return { doc: docId, whole: false, patches, mutations, title: document.title };
   }
 
   // ------------------------------------------------------------ settling
@@ -683,7 +734,6 @@ function install() {
       const found = readChanges(force);
       return found && JSON.stringify(found);
     },
-    owns: (d) => d === ownDocument,
     // The page handles key events on this element itself (a terminal line, a key-driven
     // widget): typing must send keys, not set the value.
     listensForKeys: (el) => handles(el, "key"),
@@ -722,7 +772,7 @@ function install() {
     mutations: () => mutations,
     settle,
   };
-  Object.defineProperty(window, KEY, { value: api, enumerable: false, configurable: true });
+  registry.add(document, api);
   return api;
 }
 
