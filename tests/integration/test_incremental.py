@@ -69,6 +69,17 @@ CASES = {
             ("js", "() => { document.querySelector('table').style.display = ''; }"),
         ],
     ),
+    "changed-while-hidden": (
+        "people.html",
+        [
+            ("js", "() => { document.querySelector('main, body').style.display = 'none'; }"),
+            ("js", "() => { document.querySelector('li').textContent = 'changed unseen'; }"),
+            ("js", "() => { document.querySelector('main, body').style.display = ''; }"),
+            ("js", "() => { document.querySelector('ul').hidden = true; }"),
+            ("js", "() => { document.querySelector('li').textContent = 'again'; }"),
+            ("js", "() => { document.querySelector('ul').hidden = false; }"),
+        ],
+    ),
     "focus-moves": (
         "form.html",
         [("js", "() => document.querySelector('input').focus()"),

@@ -99,3 +99,18 @@ def test_a_patch_inside_a_grafted_frame_stays_in_that_frame() -> None:
         assert child.root.parent is None and set(child.nodes) == {"5"}
     assert parent.root is before, "the parent frame's tree is not touched by the child's"
     assert before is not None and render([before], View()).count("main") == 1
+
+
+def test_patches_of_one_read_copy_each_ancestor_once_and_keep_the_earlier_tree() -> None:
+    model = built()
+    before = model.root
+    assert before is not None
+    fresh: list[Any] = []
+    for k in range(3):
+        assert _apply(model, str(100 + k), {"i": 100 + k, "r": "button", "n": f"Go {k}"}, fresh)
+    after = model.root
+    assert after is not None
+    assert render([before], View()).count('button "Open"') == 3, "the earlier tree is intact"
+    assert [f'button "Go {k}"' in render([after], View()) for k in range(3)] == [True] * 3
+    # Each of the three items once, and their shared list, main and document once.
+    assert len(model.copied) == 6

@@ -125,6 +125,7 @@ async def click(call: Call, params: ClickParams) -> ActionResult:
 
 
 CLICK_DONE = "click action done"  # Playwright's call log, once the click was dispatched
+LATE_NAVIGATION_S = 0.2  # after a failed try: time for a navigation it started to commit
 
 
 async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
@@ -140,6 +141,7 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
         await act.ready(aim)
 
         async def click(ms: float) -> None:
+            url = act.tab.page.url
             try:
                 await aim.handle.click(timeout=ms, **options)
             except PlaywrightError as exc:  # a PlaywrightTimeout too
@@ -147,7 +149,12 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
                 # its document: the click happened (a slow server, a loaded machine);
                 # clicking again would act twice or find the page gone (a retry once
                 # failed with stale_ref so, under load). The result reports where the tab is.
-                if CLICK_DONE not in str(exc):
+                # Under load the timeout can also fire as the click lands, before the call
+                # log says so: a tab that navigated meanwhile was clicked too.
+                if CLICK_DONE in str(exc):
+                    return
+                await asyncio.sleep(LATE_NAVIGATION_S)  # a navigation it started commits
+                if act.tab.page.url == url:
                     raise
 
         await act.actionable(aim, click)

@@ -41,6 +41,7 @@ ELEMENT_JS = f"([doc, id]) => {MODEL}?.doc === doc ? {MODEL}.element(id) : null"
 ID_OF_JS = f"e => {MODEL_OF_E} ? String({MODEL_OF_E}.idOf(e)) : null"
 WITHIN_JS = f"e => {MODEL_OF_E} ? {MODEL_OF_E}.within(e).map(String) : []"
 BOXES_JS = f"ids => {MODEL} ? {MODEL}.boxes(ids) : []"
+NODE_JS = f"id => {MODEL} ? {MODEL}.node(id) : null"
 
 
 @cache
@@ -64,6 +65,9 @@ class FrameModel:
     nodes: dict[str, Node] = field(default_factory=dict)  # element id -> node in `root`
     iframe: str | None = None  # the id of its iframe element in the parent frame's document
     iframe_doc: str = ""  # the parent document that id belongs to
+    # Nodes copied by this read's patches (by id): no earlier capture holds them, so later
+    # patches of the same read change them in place instead of copying them again.
+    copied: set[int] = field(default_factory=set)
 
 
 class PageModel:
@@ -102,6 +106,8 @@ class PageModel:
             del self.frames[gone]
         frames = [f for f in page.frames if not f.is_detached()]
         self.fresh = []
+        for known in self.frames.values():
+            known.copied.clear()  # what earlier reads copied, earlier captures now hold
         for frame in frames:
             await self._read_frame(frame, force)
         # Deepest frames first, so a frame is complete before it is grafted into its parent.
@@ -129,8 +135,8 @@ class PageModel:
             model.iframe = None
         if not data["whole"]:
             for patch in data["patches"]:
-                if not _apply(model, str(patch["i"]), patch["node"], self.fresh):
-                    break  # a node the model does not have: read the whole document again
+                if not await self._patch(frame, model, patch):
+                    break  # nowhere to put it: read the whole document again
             else:
                 return
             self.fresh = [n for n in self.fresh if n.frame != model.index]
@@ -141,6 +147,23 @@ class PageModel:
         model.doc = data["doc"]
         model.nodes = {}
         model.root = _build(data["tree"], model, self.fresh)
+
+    async def _patch(self, frame: Frame, model: FrameModel, patch: dict[str, Any]) -> bool:
+        """Apply one patch; False when the model has neither its node nor any above it."""
+        key, data = str(patch["i"]), patch["node"]
+        if key in model.nodes:
+            return _apply(model, key, data, self.fresh)
+        if data is None:
+            return True  # not shown now, and not in the model either: nothing to do
+        # Shown again (or for the first time) under a node the model has: read that one.
+        above = next((str(a) for a in patch.get("up", ()) if str(a) in model.nodes), None)
+        if above is None:
+            return False
+        try:
+            raw = await frame.evaluate(NODE_JS, int(above))
+        except PlaywrightError:
+            return False
+        return raw is not None and _apply(model, above, json.loads(raw), self.fresh)
 
     async def _graft(self, frame: Frame) -> None:
         """Put the frame's tree under its iframe node in the parent frame's tree."""
@@ -319,10 +342,19 @@ def _replace(model: FrameModel, old: Node, new: Node | None) -> None:
     assert parent is not None
     if new is not None and new.key is not None:
         model.nodes[new.key] = new
+    if id(parent) in model.copied:
+        at = next(i for i, c in enumerate(parent.children) if c is old)
+        if new is None:
+            del parent.children[at]
+        else:
+            parent.children[at] = new
+            new.parent = parent
+        return
     children = [c for c in (new if c is old else c for c in parent.children) if c is not None]
     top = parent.parent is None or parent.frame != model.index
     copy = _shallow(model.root if top and model.root is not None else parent)
     copy.children = children
+    model.copied.add(id(copy))
     for kid in children:
         kid.parent = copy
     if top:

@@ -1139,6 +1139,12 @@
             else if (emitted.has(p)) break;
           return e;
         }
+        function shownAbove(el) {
+          let out = [];
+          for (let p = parentOf(el); p && out.length < 64; p = parentOf(p))
+            emitted.has(p) && out.push(ids.get(p));
+          return out;
+        }
         function containsDeep(outer, inner) {
           for (let e = inner; e; e = parentOf(e)) if (e === outer) return !0;
           return !1;
@@ -1192,7 +1198,7 @@
               if (r = patchRoot(parentOf(r)), !r || r === document.documentElement || r === document.body) return whole_();
               out = readOne(r);
             }
-            patches.push({ i: ids.get(r), node: out.length ? out[0] : null });
+            out.length || emitted.delete(r), patches.push({ i: ids.get(r), node: out.length ? out[0] : null, up: shownAbove(r) });
           }
           return { doc: docId, whole: !1, patches, mutations, title: document.title };
         }
@@ -1247,6 +1253,14 @@
             return actTarget(el);
           },
           idOf,
+          // Element `id` read again, whole (null when it is not one shown node now).
+          node: (id) => {
+            let el = elementOf(id);
+            if (!el) return null;
+            begin();
+            let out = readOne(el);
+            return out.length === 1 && typeof out[0] == "object" ? JSON.stringify(out[0]) : null;
+          },
           // Ids of `el` and every element under it that a read has shown.
           within: (el) => {
             let out = [], walk = (e) => {

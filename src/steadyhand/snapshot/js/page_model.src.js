@@ -600,6 +600,16 @@ function install() {
     return e;
   }
 
+  // Ids of the shown elements above `el`, nearest first: where Python can re-read from
+  // when it does not have `el` itself.
+  function shownAbove(el) {
+    const out = [];
+    for (let p = parentOf(el); p && out.length < 64; p = parentOf(p)) {
+      if (emitted.has(p)) out.push(ids.get(p));
+    }
+    return out;
+  }
+
   function containsDeep(outer, inner) {
     for (let e = inner; e; e = parentOf(e)) if (e === outer) return true;
     return false;
@@ -669,7 +679,8 @@ function install() {
         if (!r || r === document.documentElement || r === document.body) return whole_();
         out = readOne(r);
       }
-      patches.push({ i: ids.get(r), node: out.length ? out[0] : null });
+      if (!out.length) emitted.delete(r); // not shown now: a later change re-reads its parent
+      patches.push({ i: ids.get(r), node: out.length ? out[0] : null, up: shownAbove(r) });
     }
     return { doc: docId, whole: false, patches, mutations, title: document.title };
   }
@@ -751,6 +762,14 @@ function install() {
       return actTarget(el);
     },
     idOf,
+    // Element `id` read again, whole (null when it is not one shown node now).
+    node: (id) => {
+      const el = elementOf(id);
+      if (!el) return null;
+      begin();
+      const out = readOne(el);
+      return out.length === 1 && typeof out[0] === "object" ? JSON.stringify(out[0]) : null;
+    },
     // Ids of `el` and every element under it that a read has shown.
     within: (el) => {
       const out = [];
