@@ -1022,6 +1022,20 @@
             node.c = out;
           }
         }
+        let labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();
+        function labelsOf(el) {
+          let scope = el.getRootNode();
+          if (!indexedScopes.has(scope)) {
+            indexedScopes.add(scope);
+            for (let label of scope.querySelectorAll ? scope.querySelectorAll("label") : []) {
+              let control = label.control;
+              if (!control) continue;
+              let list = labelIndex.get(control);
+              list ? list.push(label) : labelIndex.set(control, [label]);
+            }
+          }
+          return labelIndex.get(el) || [];
+        }
         function nameOf(el, role) {
           if (UNNAMED.has(role)) return ["", ""];
           let name = "";
@@ -1150,7 +1164,29 @@
           return !1;
         }
         function begin() {
-          styles = /* @__PURE__ */ new Map();
+          styles = /* @__PURE__ */ new Map(), labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();
+        }
+        let LABELABLE_PROTOS = [
+          HTMLInputElement,
+          HTMLButtonElement,
+          HTMLSelectElement,
+          HTMLTextAreaElement,
+          HTMLMeterElement,
+          HTMLOutputElement,
+          HTMLProgressElement
+        ].map((c) => c.prototype), indexed = { get() {
+          return labelsOf(this);
+        }, configurable: !0 };
+        function withLabelIndex(work) {
+          let saved = LABELABLE_PROTOS.map((p) => Object.getOwnPropertyDescriptor(p, "labels"));
+          try {
+            for (let p of LABELABLE_PROTOS) Object.defineProperty(p, "labels", indexed);
+            return work();
+          } finally {
+            LABELABLE_PROTOS.forEach((p, i) => {
+              saved[i] ? Object.defineProperty(p, "labels", saved[i]) : delete p.labels;
+            });
+          }
         }
         function whole_() {
           whole = !1, dirty = /* @__PURE__ */ new Set(), controls = /* @__PURE__ */ new Map(), lastActive = deepActive();
@@ -1234,7 +1270,7 @@
         let api = {
           doc: docId,
           read: (force) => {
-            let found = readChanges(force);
+            let found = withLabelIndex(() => readChanges(force));
             return found && JSON.stringify(found);
           },
           // The page handles key events on this element itself (a terminal line, a key-driven
@@ -1247,7 +1283,7 @@
             let el = elementOf(id);
             if (!el) return null;
             if (begin(), typeof name == "string") {
-              let now = nameOf(el, roleOf(el, el.localName, style(el)))[0];
+              let now = withLabelIndex(() => nameOf(el, roleOf(el, el.localName, style(el)))[0]);
               if (now !== name) return { renamed: now };
             }
             return actTarget(el);
@@ -1258,7 +1294,7 @@
             let el = elementOf(id);
             if (!el) return null;
             begin();
-            let out = readOne(el);
+            let out = withLabelIndex(() => readOne(el));
             return out.length === 1 && typeof out[0] == "object" ? JSON.stringify(out[0]) : null;
           },
           // Ids of `el` and every element under it that a read has shown.
