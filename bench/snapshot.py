@@ -334,8 +334,9 @@ def report(measured: Measured, rounds: int) -> dict[str, Any]:
     out["rpc_floor_ms"] = round(floor, 2)
     print(f"rpc floor (daemon.status round trip): {floor:.2f} ms")
     print(
-        "click with changes on waits for 60 ms of DOM quiet, then reads the page and diffs it; "
-        "--no-changes does neither. `changes on` is the 2nd of two clicks in a row."
+        "every click waits for a frame with no DOM change and no request pending; changes on "
+        "then reads what changed (the page model's patches) and diffs it, --no-changes does "
+        "not. `changes on` is the 2nd of two clicks in a row."
     )
     return out
 

@@ -81,6 +81,8 @@ def deserves_ref(node: Node) -> bool:
     """Whether the default views hand this node a ref: a person can act on it."""
     if node.key is None:
         return False
+    if node.role == "option" and node.parent is not None and node.parent.role == "combobox":
+        return False  # a native select's choice: `select REF VALUE` picks it, not a click
     if node.role in TEXT_BLOCKS and not node.how:
         return len(node.all_text(SELECTABLE_CHARS)) >= SELECTABLE_CHARS
     return node.role in ACTIONABLE or node.role in CONTAINERS or bool(node.how)
@@ -122,8 +124,11 @@ def row_label(row: Node) -> str:
 
 
 def item_label(item: Node) -> str:
-    """A list item's own text (not that of the links or buttons in it)."""
-    own = " ".join(c.text or "" for c in item.children if c.role == "text") or item.text or ""
+    """A list item's own text (not that of the links or buttons in it, nor the text of a
+    label that only names one of its controls)."""
+    names = {c.name for c in item.children if c.role in ACTIONABLE and c.name}
+    texts = (c.text for c in item.children if c.role == "text")
+    own = " ".join(t for t in texts if t and t not in names) or item.text or ""
     return " ".join(own.split())[:LABEL_CHARS]
 
 

@@ -989,8 +989,10 @@
             node.r = "iframe", node.f = 1;
           else {
             let kids = [], block = !keep && !invisible && !s.display.startsWith("inline") && s.display !== "contents";
-            if (block && kids.push(`
-`), children(el, pointer, kids, !invisible), block && kids.push(`
+            block && kids.push(`
+`);
+            let names = tag === "label" && namesItsControl(el);
+            if (children(el, pointer, kids, !invisible && !names), block && kids.push(`
 `), !keep) {
               for (let k of kids) out.push(k);
               return;
@@ -998,6 +1000,10 @@
             if (tidy(kids, node), role === "paragraph" && node.t === void 0 && !node.c && !node.h) return;
           }
           emitted.set(el, role), out.push(node);
+        }
+        function namesItsControl(label) {
+          let control = label.control;
+          return !!control && !control.hasAttribute("aria-label") && !control.hasAttribute("aria-labelledby");
         }
         function children(el, pointer, kids, shown = !0) {
           let list;

@@ -358,7 +358,9 @@ function install() {
       const kids = [];
       const block = !keep && !invisible && !s.display.startsWith("inline") && s.display !== "contents";
       if (block) kids.push("\n");
-      children(el, pointer, kids, !invisible);
+      // A label's own words are already its control's name: shown once, on the control.
+      const names = tag === "label" && namesItsControl(el);
+      children(el, pointer, kids, !invisible && !names);
       if (block) kids.push("\n");
       if (!keep) {
         for (const k of kids) out.push(k);
@@ -369,6 +371,11 @@ function install() {
     }
     emitted.set(el, role);
     out.push(node);
+  }
+
+  function namesItsControl(label) {
+    const control = label.control;
+    return Boolean(control) && !control.hasAttribute("aria-label") && !control.hasAttribute("aria-labelledby");
   }
 
   // `shown`: the element's own text is visible (a hidden element's visible children are
