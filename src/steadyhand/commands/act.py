@@ -290,7 +290,9 @@ class Act:
         session = await self.call.session()
         done.popups = [session.adopt(p).id for p in events.popups_since(self._mark)]
         done.downloads = await events.downloads_since(
-            self._mark, min(10.0, self.call.remaining_ms() / 1000)
+            self._mark,
+            min(10.0, self.call.remaining_ms() / 1000),
+            expect=self._may_download(ref),
         )
         if not self.stopped_by_dialog:
             await self._expectations(done)
@@ -301,6 +303,14 @@ class Act:
         done.retries = self.retries
         done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
         return done
+
+    def _may_download(self, ref: str | None) -> bool:
+        """The action clicked a `download` link, or a page load it sent ended without a
+        page: a download may still be announced."""
+        entry = self.tab.refs.lookup(ref) if ref else None
+        if entry is not None and entry.downloads:
+            return True
+        return bool(self.tab.log.aborted_navigations_since(self.call.started))
 
     async def _aftermath(self) -> tuple[str | None, bool | None]:
         """What the action changed, read within a bounded time.

@@ -24,6 +24,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.artifacts import artifact_path
 
 MAX_KEPT = 200  # answered dialogs and downloads remembered per tab
+EXPECTED_DOWNLOAD_S = 2.0  # wait for a download a navigation turned into, at most
 
 
 @dataclass
@@ -48,6 +49,7 @@ class PageEvents:
     # Actions stopped by a dialog: they finish once it is answered.
     parked: set[asyncio.Task[Any]] = field(default_factory=set)
     dialog_opened: asyncio.Event = field(default_factory=asyncio.Event)
+    _download_seen: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
         self.page.on("dialog", self._on_dialog)
@@ -126,6 +128,7 @@ class PageEvents:
     def _on_download(self, download: Download) -> None:
         self.saved.append(asyncio.ensure_future(self._save(download)))
         del self.saved[:-MAX_KEPT]
+        self._download_seen.set()
 
     async def _save(self, download: Download) -> dict[str, Any]:
         record: dict[str, Any] = {"filename": download.suggested_filename, "url": download.url}
@@ -149,8 +152,22 @@ class PageEvents:
     def popups_since(self, mark: Mark) -> list[Page]:
         return self.popups[mark.popups :]
 
-    async def downloads_since(self, mark: Mark, timeout_s: float) -> list[dict[str, Any]]:
-        """Downloads the action started, once saved (or as far as they got in time)."""
+    async def downloads_since(
+        self, mark: Mark, timeout_s: float, expect: bool = False
+    ) -> list[dict[str, Any]]:
+        """Downloads the action started, once saved (or as far as they got in time).
+
+        `expect`: a navigation the action started ended without a page (a download's
+        does), so a download that has not been announced yet is waited for, briefly.
+        """
+        deadline = time.monotonic() + min(timeout_s, EXPECTED_DOWNLOAD_S)
+        while expect and len(self.saved) <= mark.downloads:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._download_seen.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._download_seen.wait(), left)
         tasks = self.saved[mark.downloads :]
         if not tasks:
             return []

@@ -141,6 +141,14 @@ class PageLog:
         """How many requests sent since `started` (monotonic) have not ended yet."""
         return sum(1 for e in self._pending.values() if e.started >= started)
 
+    def aborted_navigations_since(self, started: float) -> int:
+        """Page loads sent since `started` that ended without a page (a download's do)."""
+        return sum(
+            1
+            for e in self.network
+            if e.started >= started and e.resource_type == "document" and e.failure is not None
+        )
+
     async def quiet_since(self, started: float, timeout_s: float) -> None:
         """Wait until every request sent since `started` has ended, at most `timeout_s`."""
         deadline = monotonic() + timeout_s

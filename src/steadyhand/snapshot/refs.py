@@ -108,6 +108,7 @@ class RefEntry:
     frame: int  # 0 for the main frame
     identity: Identity
     url: str = ""  # a link's /url as the snapshot showed it: the approval gate reads it
+    downloads: bool = False  # a link with `download`: what it starts is a download
 
     def label(self) -> str:
         name = self.identity.name
@@ -220,6 +221,7 @@ class RefRegistry:
                 frame=node.frame,
                 identity=found[node],
                 url=node.props.get("url", ""),
+                downloads="download" in node.attrs,
             )
             node.ref = ref
         if len(self._entries) > MAX_ENTRIES:

@@ -27,7 +27,7 @@ _DECODER = json.JSONDecoder()
 # Attributes Playwright renders that we keep as state; ref, cursor and box are read apart.
 STATE_ATTRS: tuple[str, ...] = ("checked", "disabled", "expanded", "active", "invalid", "level")
 STATE_ATTRS += ("pressed", "selected", "aria-hidden", "required", "multiline")
-STATE_ATTRS += ("value", "min", "max", "valuetext", "named-by")
+STATE_ATTRS += ("value", "min", "max", "valuetext", "named-by", "download")
 # Roles whose `KEY: VALUE` is the value a person typed or picked.
 VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 

@@ -1104,7 +1104,7 @@
             let vt = aria("aria-valuetext");
             vt && (a.valuetext = vt), (tag === "input" || a.value !== void 0) && (node.leaf = !0);
           }
-          (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton") && value(el, tag, role, node, a), tag === "a" && el.hasAttribute("href") && (node.p = { url: el.getAttribute("href") });
+          (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton") && value(el, tag, role, node, a), tag === "a" && el.hasAttribute("href") && (node.p = { url: el.getAttribute("href") }, el.hasAttribute("download") && (a.download = ""));
           let placeholder = aria("placeholder") || aria("aria-placeholder");
           placeholder && (role === "textbox" || role === "searchbox" || role === "combobox") && (node.p = Object.assign(node.p || {}, { placeholder }));
           for (let _ in a) {

@@ -539,6 +539,7 @@ function install() {
     }
     if (tag === "a" && el.hasAttribute("href")) {
       node.p = { url: el.getAttribute("href") };
+      if (el.hasAttribute("download")) a.download = "";
     }
     const placeholder = aria("placeholder") || aria("aria-placeholder");
     if (placeholder && (role === "textbox" || role === "searchbox" || role === "combobox")) {
