@@ -966,7 +966,7 @@
         }
         function how(el, tag, role, s, parentPointer) {
           let out = [];
-          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
+          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
           let tabindex = el.getAttribute("tabindex");
           return WRAPPERS.has(role) && (tabindex !== null && Number(tabindex) >= 0 || handles(el, "key")) && out.push("focusable"), ((s.overflowY === "auto" || s.overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1 && tag !== "textarea" && tag !== "body" && tag !== "html" || (s.overflowX === "auto" || s.overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1 && tag !== "textarea" && tag !== "body" && tag !== "html") && out.push("scrollable"), out;
         }

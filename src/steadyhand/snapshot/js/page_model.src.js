@@ -312,7 +312,9 @@ function install() {
   function how(el, tag, role, s, parentPointer) {
     const out = [];
     if (s.cursor === "pointer" && !parentPointer) out.push("clickable");
-    if ((handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length) {
+    // A click handler on a box of controls is most often delegation for those controls:
+    // they carry the refs, the box does not.
+    if ((handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS)) {
       out.push("clickable");
     }
     if (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) out.push("draggable");
