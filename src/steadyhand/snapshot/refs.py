@@ -1,13 +1,13 @@
 """Per-tab refs: which element each ref handed to the agent names, and how to find it again.
 
-Playwright's own refs are a poor contract for an agent: they restart at `e1` in every new
-document, a ref resolves only against the last snapshot taken of its frame, and an element
-gets a new one when its name changes. So steadyhand hands out its own refs, numbered per
-tab and never reused (a ref whose element or document is gone stays dead: tombstoned), and
-remembers for each the Playwright ref, the documents it lives in, and its identity: role,
-accessible name, context (the named containers, table row or list item around it), and its
-position (nth) among elements with that same identity. Identity is what lets an action
-re-find an element the page replaced with an identical one.
+steadyhand hands out its own refs, numbered per tab and never reused (a ref whose element
+or document is gone stays dead: tombstoned). Each names one element of the page model —
+its key is (document, the model's element id), tied to the DOM node — and remembers its
+identity: role, the name the agent was last shown, context (the named containers, table
+row or list item around it), and its position (nth) among elements with that same
+identity. Identity is what lets an action re-find an element the page replaced with an
+identical one, and the name is what stops an action on a control renamed behind the
+agent's back.
 """
 
 from __future__ import annotations
