@@ -60,7 +60,7 @@ async def resolve_ref(tab: Tab, ref: str, timeout_ms: float) -> Target:
     if handle is not None:
         return Target(handle, ref, ref)
     if await tab.document_id() != entry.main_doc:
-        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
+        raise _stale(tab, ref, "the tab navigated to a new document since the snapshot", NAVIGATED)
     taken = await take(tab, timeout_ms)
     if taken.main_doc != entry.main_doc:
         raise _stale(tab, ref, "the tab navigated to a new document since the snapshot")
@@ -167,6 +167,7 @@ async def element(tab: Tab, ref: str, timeout_ms: float) -> AsyncIterator[Target
 
 GONE = "gone"  # `stale_ref` data["reason"] when no element fills the ref's slot now
 RENAMED = "renamed"  # the element is there, under a name the agent has not been shown
+NAVIGATED = "navigated"  # the tab's main document is not the one the ref was handed out in
 
 
 def _stale(tab: Tab, ref: str, why: str, reason: str = "") -> SteadyhandError:

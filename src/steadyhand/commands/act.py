@@ -107,6 +107,7 @@ class Act:
         self._unverified = 0
         self._read_after = False  # the page model was read after the action (its counter too)
         self._title_read = False  # ... and its title with it
+        self.click_timed_out = False  # a click try timed out: the click may land late
         self._left_mid_action = False  # a target was detached while a try used it
 
     @property

@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect
 from pydantic import Field
 
+from steadyhand.actions.resolve import NAVIGATED
 from steadyhand.actions.retry import Retryable
 from steadyhand.actions.verify import (
     CHECKED_JS,
@@ -137,27 +138,42 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
     trial click first would leave a gap in which a late modal covers the element and the
     real click waits out the deadline.
     """
-    async with act.target(spec) as aim:
-        await act.ready(aim)
+    try:
+        async with act.target(spec) as aim:
+            await _click_try(act, aim, options)
+    except SteadyhandError as exc:
+        # An earlier try timed out around the moment Playwright clicked, and the tab has
+        # left the document since: that click landed (seen under 16 parallel sessions);
+        # the result reports where the tab is now.
+        if not (exc.code == ErrorCode.STALE_REF and exc.data.get("reason") == NAVIGATED):
+            raise
+        if not act.click_timed_out:
+            raise
+        act.detail["late_click"] = "the click landed as its try timed out; the tab navigated"
 
-        async def click(ms: float) -> None:
-            url = act.tab.page.url
-            try:
-                await aim.handle.click(timeout=ms, **options)
-            except PlaywrightError as exc:  # a PlaywrightTimeout too
-                # Dispatched, then the wait for the navigation it started ran out or lost
-                # its document: the click happened (a slow server, a loaded machine);
-                # clicking again would act twice or find the page gone (a retry once
-                # failed with stale_ref so, under load). The result reports where the tab is.
-                # Under load the timeout can also fire as the click lands, before the call
-                # log says so: a tab that navigated meanwhile was clicked too.
-                if CLICK_DONE in str(exc):
-                    return
-                await asyncio.sleep(LATE_NAVIGATION_S)  # a navigation it started commits
-                if act.tab.page.url == url:
-                    raise
 
-        await act.actionable(aim, click)
+async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
+    await act.ready(aim)
+
+    async def click(ms: float) -> None:
+        url = act.tab.page.url
+        try:
+            await aim.handle.click(timeout=ms, **options)
+        except PlaywrightError as exc:  # a PlaywrightTimeout too
+            # Dispatched, then the wait for the navigation it started ran out or lost
+            # its document: the click happened (a slow server, a loaded machine);
+            # clicking again would act twice or find the page gone (a retry once
+            # failed with stale_ref so, under load). The result reports where the tab is.
+            # Under load the timeout can also fire as the click lands, before the call
+            # log says so: a tab that navigated meanwhile was clicked too.
+            if CLICK_DONE in str(exc):
+                return
+            await asyncio.sleep(LATE_NAVIGATION_S)  # a navigation it started commits
+            if act.tab.page.url == url:
+                act.click_timed_out = True  # it may still land: see click_once
+                raise
+
+    await act.actionable(aim, click)
 
 
 # ---------------------------------------------------------------------- typing
