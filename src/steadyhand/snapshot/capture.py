@@ -18,9 +18,6 @@ from steadyhand.snapshot.tree import Node
 if TYPE_CHECKING:
     from steadyhand.engine.session import Tab
 
-MASK = "••••••"  # what the page model shows for a password field's value
-# The document an element lives in (its frame's), as `Tab.document_id` names the main one.
-ELEMENT_DOCUMENT_JS = "e => String(e.ownerDocument.defaultView.performance.timeOrigin)"
 CAPTURE_TRIES = 3
 
 
@@ -35,9 +32,6 @@ class Capture:
     fresh: list[Node] = field(default_factory=list)  # nodes this reading built anew
     taken_at: float = field(default_factory=time.time)
     cache: dict[str, Any] = field(default_factory=dict)  # derived data, computed once
-
-    def nodes_with_ref(self) -> list[Node]:
-        return [n for n in self.root.walk() if n.ref is not None]
 
 
 async def capture(tab: Tab, whole: bool = False) -> Capture:

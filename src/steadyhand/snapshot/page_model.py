@@ -15,7 +15,7 @@ are grafted under their `iframe` node in the parent frame's tree.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -364,17 +364,5 @@ def _replace(model: FrameModel, old: Node, new: Node | None) -> None:
 
 
 def _shallow(node: Node) -> Node:
-    return Node(
-        role=node.role,
-        name=node.name,
-        attrs=node.attrs,
-        key=node.key,
-        how=node.how,
-        box=node.box,
-        text=node.text,
-        props=node.props,
-        children=node.children,
-        parent=node.parent,
-        frame=node.frame,
-        ref=node.ref,
-    )
+    """A copy of `node` sharing its children list, attributes and parent."""
+    return replace(node)
