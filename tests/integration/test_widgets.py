@@ -85,7 +85,8 @@ def test_a_visually_hidden_checkbox_is_toggled_through_what_is_visible(
 def test_plain_elements_with_handlers_and_states(daemon: Daemon, site: str) -> None:
     s = "listeners"
     shot = open_widget(daemon, site, s, "listeners.html")
-    assert "[multiline]" in line_of(shot, "textbox") or "[multiline]" in shot
+    assert "[multiline]" in line_of(shot, 'textbox "Notes"'), "a <textarea> is multi-line"
+    assert "[multiline]" not in line_of(shot, 'textbox "Title"'), "an <input> is not"
     assert "[checked=mixed]" in shot
     assert "[required]" in shot and "[invalid]" in shot
     assert "[expanded=false]" in shot
