@@ -107,7 +107,10 @@ class Call:
     def restart(self) -> None:
         """Forget what a first run did (it ran into a crash): the command runs again."""
         self.tab_id = self.tab_used = self.session_used = None
+        restored = self.outcome.get("restored")  # happened before the first run: still true
         self.outcome.clear()
+        if restored is not None:
+            self.outcome["restored"] = restored
 
     def keep(self, path: Path | str, kind: str, label: str) -> None:
         """Index a file this command wrote (screenshot, pdf, download, trace) with its action."""
@@ -131,7 +134,19 @@ class Call:
         self.redactions.discard(path)
 
     async def session(self, create: bool = False, profile: str | None = None) -> Session:
-        """The command's session; a recovery it went through since is reported once."""
+        """The command's session; a recovery it went through since is reported once.
+
+        A suspended session (a stopped daemon left it) is restored first, unless the
+        setting `restore_sessions` is `never`; the command reports it as `restored`.
+        """
+        if self.runtime.settings.restore_sessions != "never":
+            report = await self.engine.restore_on_use(self.session_name)
+            if report is not None:
+                self.outcome["restored"] = {
+                    "checkpoint": report["from"],
+                    "tabs": report["restored"],
+                    "lost": report["lost"],
+                }
         session = await self.engine.session(self.session_name, create=create, profile=profile)
         self.session_used = session
         if session.recovered is not None:

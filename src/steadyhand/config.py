@@ -18,6 +18,12 @@ ENV_PREFIX = "STEADYHAND_"
 TIERS = ("short", "medium", "long")
 MAX_TIMEOUT_MS = 600_000
 DIALOG_POLICIES = ("report", "accept", "dismiss")
+RESTORE_POLICIES = ("on_use", "at_start", "never")
+# restore_sessions was a boolean: true meant at_start, false left sessions suspended until
+# asked (which on_use now does for the asking command).
+RESTORE_ALIASES = {word: "at_start" for word in ("true", "1", "yes", "on")} | {
+    word: "on_use" for word in ("false", "0", "no", "off")
+}
 # What `desktop watch` reports and the desktop webhook can post (steadyhand/desktop/events.py).
 DESKTOP_EVENT_KINDS = (
     "focus",
@@ -100,7 +106,8 @@ _KINDS = {
     "max_sessions": "int",
     "pool_wait_ms": "int",
     "checkpoint_every": "int",
-    "restore_sessions": "bool",
+    "restore_sessions": "str",
+    "max_tabs": "int",
     "health_interval_s": "float",
     "health_probe_ms": "int",
     "health_failures": "int",
@@ -167,9 +174,12 @@ def _defaults() -> dict[str, Any]:
         # A session's state (tab URLs, cookies, storage, viewport) is checkpointed after
         # each navigation, every this many actions, and when it is suspended.
         "checkpoint_every": 10,
-        # On daemon start, restore the sessions the last daemon left (else: `session
-        # restore NAME`).
-        "restore_sessions": False,
+        # Sessions a stopped daemon left (suspended): "on_use" restores one when a command
+        # names it, "at_start" restores them all when the daemon starts, "never" leaves
+        # them to `session restore NAME` (a command on one is refused).
+        "restore_sessions": "on_use",
+        # Tabs a session may hold open; `open`/`tab new` beyond it fail naming the oldest.
+        "max_tabs": 20,
         # Health probes: every tab answers a trivial evaluate within health_probe_ms;
         # after health_failures failed probes in a row the session is recreated from its
         # checkpoint. 0 turns the probes off.
@@ -254,7 +264,8 @@ class Settings:
     max_sessions: int
     pool_wait_ms: int
     checkpoint_every: int
-    restore_sessions: bool
+    restore_sessions: str
+    max_tabs: int
     health_interval_s: float
     health_probe_ms: int
     health_failures: int
@@ -289,6 +300,22 @@ class Settings:
         merged = _defaults() | values
         for name in _KINDS:
             object.__setattr__(self, name, _coerce(name, merged[name]))
+        restore = RESTORE_ALIASES.get(self.restore_sessions.lower(), self.restore_sessions)
+        object.__setattr__(self, "restore_sessions", restore)
+        if restore not in RESTORE_POLICIES:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting restore_sessions={restore!r} is not one of "
+                + ", ".join(RESTORE_POLICIES),
+                "on_use restores a suspended session when a command names it; at_start all "
+                "of them when the daemon starts; never leaves them to `session restore`",
+            )
+        if self.max_tabs < 1:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting max_tabs={self.max_tabs} must be at least 1",
+                "the default is 20",
+            )
         if self.dialogs not in DIALOG_POLICIES:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,

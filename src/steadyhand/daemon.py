@@ -96,14 +96,15 @@ async def serve(settings: Settings) -> None:
         return {session.name for session in engine.pool.sessions()}
 
     pruning = loop.create_task(retention.every_hour(store, settings, live))
-    if settings.restore_sessions:
+    at_start = settings.restore_sessions == "at_start"
+    if at_start:
         restoring = loop.create_task(restore_all(engine))
     try:
         await runtime.stop_requested.wait()
         log.info("stopping")
     finally:
         pruning.cancel()
-        if settings.restore_sessions:
+        if at_start:
             restoring.cancel()
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
@@ -117,7 +118,7 @@ def in_a_desktop() -> bool:
 
 
 async def restore_all(engine: Engine) -> None:
-    """The `restore_sessions` setting: bring back every suspended session, side by side."""
+    """`restore_sessions = at_start`: bring back every suspended session, side by side."""
     names = sorted(engine.suspended())
 
     async def one(name: str) -> None:

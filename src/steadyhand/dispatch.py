@@ -85,8 +85,8 @@ async def execute(
             request_id=request_id,
             progress=progress,
         )
-        if not command.creates_session and command.touches_page and command.in_browser:
-            await call.session()  # unknown_session before anything else
+        if command.needs_session and not command.creates_session:
+            await call.session()  # unknown_session (or the restore) before anything else
         if await gate(call, command.name, params, raw):
             # The wait for a person is not the command's: its deadline starts once approved.
             call.started = time.monotonic()
@@ -106,6 +106,8 @@ async def execute(
             data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
         if await _report_recovery(runtime, call):
             data["recovered"] = call.outcome["recovered"]
+        if "restored" in call.outcome:
+            data["restored"] = call.outcome["restored"]
     except Exception as exc:
         failure = exc
         if isinstance(exc, SteadyhandError):

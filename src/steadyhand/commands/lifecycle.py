@@ -125,7 +125,7 @@ class Closed(Result):
     closed: str
 
 
-@command("close", destructive=True)
+@command("close", destructive=True, needs_session=False)
 async def close(call: Call, params: Params) -> Closed:
     """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
     await call.engine.close_session(call.session_name)

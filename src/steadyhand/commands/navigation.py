@@ -11,8 +11,11 @@ from pydantic import Field
 from steadyhand.call import Call
 from steadyhand.commands.results import NavigationResult, navigation_result
 from steadyhand.commands.table import Params, TabParams, command, positional
-from steadyhand.engine.session import Tab
+from steadyhand.engine.session import Session, Tab
 from steadyhand.engine.urls import normalize_url
+from steadyhand.errors import ErrorCode, SteadyhandError
+
+OLDEST_NAMED = 3  # tabs a refusal at the tab cap names, oldest first
 
 
 class OpenParams(Params):
@@ -38,13 +41,30 @@ async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
     return await navigation_result(tab, response)
 
 
+async def open_tab(call: Call, session: Session) -> Tab:
+    """A new tab in the session, within the `max_tabs` setting."""
+    cap = call.runtime.settings.max_tabs
+    if len(session.tabs) >= cap:
+        oldest = list(session.tabs.values())[:OLDEST_NAMED]
+        named = ", ".join(f"{t.id} {t.page.url}" for t in oldest)
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"session {session.name!r} has {len(session.tabs)} tabs open, the most the "
+            f"max_tabs setting allows ({cap}); oldest: {named}",
+            f"close one (`tab close {oldest[0].id}`), load the page in a tab you have "
+            "(`navigate URL --tab ID`), or raise max_tabs",
+            {"max_tabs": cap, "oldest": [t.id for t in oldest]},
+        )
+    return await session.new_tab()
+
+
 @command("open", creates_session=True, timeout="long")
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
     session = await call.session(create=True, profile=params.profile)
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
-    tab = blank[0] if len(session.tabs) == 1 and blank else await session.new_tab()
+    tab = blank[0] if len(session.tabs) == 1 and blank else await open_tab(call, session)
     call.tab_id = session.tab(tab.id).id
     return await goto(call, tab, url)
 
@@ -59,7 +79,7 @@ async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     url = normalize_url(params.url)
     session = await call.session(create=True)
     if params.tab is None and not session.has_tabs():
-        await session.new_tab()
+        await open_tab(call, session)
     return await goto(call, await call.tab(params.tab), url)
 
 

@@ -35,10 +35,19 @@ _REF_IN_TEXT = re.compile(r"\[ref=(e\d+)\]")
 
 class SnapshotParams(TabParams):
     interactive: bool = Field(
-        False, description="only what can be acted on, each with its heading/landmark/row"
+        False,
+        description="only what can be acted on, each with its heading/landmark/row",
+        json_schema_extra={"short": "i"},
     )
-    compact: bool = Field(False, description="drop unnamed structural wrappers")
-    depth: int | None = Field(None, ge=1, description="only this many levels of the tree")
+    compact: bool = Field(
+        False, description="drop unnamed structural wrappers", json_schema_extra={"short": "c"}
+    )
+    depth: int | None = Field(
+        None,
+        ge=1,
+        description="only this many levels of the tree",
+        json_schema_extra={"short": "d"},
+    )
     selector: str | None = Field(None, description="only the subtree of this CSS selector")
     ref: str | None = Field(None, description="only the subtree of this ref")
     frame: str | None = Field(

@@ -9,13 +9,26 @@ generated from COMMANDS.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from steadyhand.call import Call
+
+# Params that name an element by ref (or locator), and `fill`'s map keyed by ref: each
+# takes `@e12` too, the form agents know from other tools.
+REF_PARAMS = ("ref", "source", "target")
+REF_MAPS = ("fields",)
+_AT_REF = re.compile(r"@([ed][1-9][0-9]*)")
+
+
+def _bare(value: object) -> object:
+    if isinstance(value, str) and (match := _AT_REF.fullmatch(value)):
+        return match.group(1)
+    return value
 
 
 class Params(BaseModel):
@@ -30,6 +43,19 @@ class Params(BaseModel):
         "timeout_*_ms), or milliseconds",
         pattern=r"^(short|medium|long|[0-9]+(\.[0-9]+)?(ms|s)?)$",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _at_refs(cls, data: object) -> object:
+        """`@e12` is `e12` wherever a ref is taken."""
+        if not isinstance(data, dict):
+            return data
+        bare = {k: _bare(v) if k in REF_PARAMS else v for k, v in data.items()}
+        for name in REF_MAPS:
+            given = bare.get(name)
+            if isinstance(given, dict):
+                bare[name] = {_bare(k): v for k, v in given.items()}
+        return bare
 
     @field_validator("timeout", mode="before")
     @classmethod
@@ -73,6 +99,9 @@ class Command:
     # Its progress notes are its output as it comes (JSON, one per note): the CLI prints each
     # on stdout instead of a progress line.
     streams: bool = False
+    # Runs on the live session it names (restored first if suspended, `unknown_session`
+    # before anything else if there is none); `close` needs only that the session exists.
+    needs_session: bool = True
 
 
 COMMANDS: dict[str, Command] = {}
@@ -90,6 +119,7 @@ def command(
     reads_only: bool = False,
     destructive: bool = False,
     streams: bool = False,
+    needs_session: bool | None = None,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -118,6 +148,7 @@ def command(
             reads_only=reads_only,
             destructive=destructive,
             streams=streams,
+            needs_session=touches_page and in_browser if needs_session is None else needs_session,
         )
         return handler
 

@@ -53,6 +53,7 @@ class Engine:
         self._closing = False
         self._lock = asyncio.Lock()  # one browser launch at a time
         self._suspended: set[str] = set()
+        self._restoring_on_use: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self._lost: dict[str, str] = {}  # session -> why it could not be recovered
         self._recovering: dict[str, asyncio.Task[Any]] = {}  # recoveries and restores
         self.recoveries = 0
@@ -354,6 +355,20 @@ class Engine:
         await self.pool.release(session.name)
         if session.profile is not None:
             self.profiles.unlock(session.profile)
+
+    async def restore_on_use(self, name: str) -> dict[str, Any] | None:
+        """Restore `name` if it is suspended, for a command that names it; the report for
+        the command that started the restore, None for one that found it live or waited."""
+        if name not in self._suspended or self.pool.get(name) is not None:
+            return None
+        running = self._restoring_on_use.get(name)
+        if running is not None:  # another command on it got there first: wait for it
+            await asyncio.shield(running)
+            return None
+        task = asyncio.get_running_loop().create_task(self.restore(name))
+        self._restoring_on_use[name] = task
+        task.add_done_callback(lambda _t: self._restoring_on_use.pop(name, None))
+        return await asyncio.shield(task)
 
     async def restore(self, name: str) -> dict[str, Any]:
         """Recreate a suspended (or lost) session from its last checkpoint."""

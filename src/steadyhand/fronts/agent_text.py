@@ -1,8 +1,10 @@
 """What a model reads back from a command: the same text for MCP and for LLM tool results.
 
-A snapshot (or any result with a `text` block) is handed over as the text itself under a
-one-line header, because that is what the model acts on; other results as compact JSON.
-An error is two lines a model can act on: the code and message, then the hint.
+The same short reply the CLI prints (fronts/reply.py): a snapshot as its text under a
+one-line header, an act as one status line and its changes, other results without their
+empty and default fields. The whole result travels beside it as data (MCP's structured
+content, the tool result's `data`). An error is two lines a model can act on: the code and
+message, then the hint.
 """
 
 from __future__ import annotations
@@ -10,25 +12,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from steadyhand.commands import COMMANDS
 from steadyhand.errors import SteadyhandError
+from steadyhand.fronts import reply
+from steadyhand.fronts.cli_spec import result_defaults
 
-TEXT_BLOCKS = ("snapshot", "text")
-SHOWN_IN_TEXT = ("actions",)  # a timeline's entries: its text says all a model needs
 
-
-def result_text(data: Any) -> str:
-    """The text of one command's JSON result."""
-    if isinstance(data, dict):
-        for block in TEXT_BLOCKS:
-            if isinstance(data.get(block), str):
-                shown = (block, "tab", "title", "url", *SHOWN_IN_TEXT)
-                rest = {k: v for k, v in data.items() if k not in shown}
-                extra = f"\n{json.dumps(rest, separators=(',', ':'))}" if rest else ""
-                if "url" not in data:  # not a page's text: a timeline
-                    return f"{data[block]}{extra}"
-                header = " · ".join(str(data.get(k) or "-") for k in ("tab", "title", "url"))
-                return f"# {header}\n{data[block]}{extra}"
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+def result_text(data: Any, command: str | None = None) -> str:
+    """The text of one command's JSON result (`command`: its name, for its defaults)."""
+    known = COMMANDS.get(command or "")
+    return reply.render(data, result_defaults(known.result) if known else None)
 
 
 def error_text(error: SteadyhandError) -> str:

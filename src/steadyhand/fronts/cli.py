@@ -16,7 +16,7 @@ from pathlib import Path
 
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts import rpc_client
+from steadyhand.fronts import reply, rpc_client
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
@@ -170,15 +170,16 @@ def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
         kwargs["metavar"] = name.upper()
         parser.add_argument(name, **kwargs)
         return
+    flags = [param["flag"], param["short"]] if param.get("short") else [param["flag"]]
     if kind == "bool":
         # A bool that is on unless told (default true), or that a setting decides (default
         # None), takes --flag and --no-flag.
         action = argparse.BooleanOptionalAction if _switchable(param) else "store_true"
-        parser.add_argument(param["flag"], dest=name, action=action, help=param["help"])
+        parser.add_argument(*flags, dest=name, action=action, help=param["help"])
         return
     if kind in ("list", "map"):
         kwargs["nargs"] = "+"
-    parser.add_argument(param["flag"], dest=name, metavar=name.upper(), **kwargs)
+    parser.add_argument(*flags, dest=name, metavar=name.upper(), **kwargs)
 
 
 def _switchable(param: Spec) -> bool:
@@ -271,73 +272,10 @@ class StreamLines:
                 item = json.loads(message)
             except ValueError:
                 item = message
-            line = event_line(item) if isinstance(item, dict) else str(item)
+            line = reply.event_line(item) if isinstance(item, dict) else str(item)
         self.stream.write(line + "\n")
         self.stream.flush()
         self.printed += 1
-
-
-def event_line(event: dict[str, Any]) -> str:
-    """`#12 10:31:02.123 text.changed gtk3_form.py[2193] text "Name": insert at 0: 'Ada'`"""
-    if not {"seq", "kind", "ts"} <= event.keys():
-        return _row(event)
-    import time
-
-    at = time.strftime("%H:%M:%S", time.localtime(event["ts"])) + f"{event['ts'] % 1:.3f}"[1:]
-    text = f"#{event['seq']} {at} {event['kind']} {event.get('app') or '?'}[{event.get('pid')}]"
-    what = " ".join(
-        part
-        for part in (event.get("role"), f'"{event["name"]}"' if event.get("name") else "")
-        if part
-    )
-    if what:
-        text += f" {what}"
-    if event.get("detail"):
-        text += f": {event['detail']}"
-    return text
-
-
-def render(result: Any) -> str:
-    """Human-readable text for a result: snapshots as they are, the rest as key: value."""
-    if not isinstance(result, dict):
-        return json.dumps(result, indent=2)
-    lines: list[str] = []
-    for block in ("snapshot", "text"):  # the text an agent reads is the whole result
-        if block in result:
-            if "url" in result:  # a page's text; other texts (a timeline) stand alone
-                lines.append(f"# {result.get('tab')} · {result.get('title')} · {result.get('url')}")
-            lines.append(result[block])
-            return "\n".join(lines)
-    for key, value in result.items():
-        if key == "changes":
-            continue  # printed last, as a block
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            lines.append(f"{key}:")
-            lines.extend("  " + _row(v) for v in value)
-        elif isinstance(value, dict):
-            if value:
-                lines.append(f"{key}: " + _row(value))
-        else:
-            lines.append(f"{key}: {_scalar(value)}")
-    if result.get("changes"):
-        lines.append("changes:")
-        lines.append(result["changes"])
-    return "\n".join(lines)
-
-
-def _row(item: dict[str, Any]) -> str:
-    return "  ".join(
-        f"{k}={_scalar(v) if not isinstance(v, list | dict) else json.dumps(v)}"
-        for k, v in item.items()
-    )
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value) or "(none)"
-    if value is None:
-        return "-"
-    return str(value)
 
 
 def report_error(exc: SteadyhandError, as_json: bool) -> int:
@@ -374,12 +312,13 @@ def main(argv: list[str] | None = None) -> int:
                 ErrorCode.BAD_REQUEST, "no command given", "run `steadyhand --help`"
             )
         settings = Settings.load()
+        command = next(c for c in spec["commands"] if c["name"] == name)
+        defaults = command.get("result_defaults")
         if name == "daemon.start":
             result: Any = _daemon_start(settings.replace(headless=not args.headed))
         elif name == "daemon.stop":
             result = _daemon_stop(settings)
         else:
-            command = next(c for c in spec["commands"] if c["name"] == name)
             params = params_from_args(spec, command, args)
             streamed = StreamLines(sys.stdout, as_json) if command.get("streams") else None
             result = rpc_client.call(
@@ -402,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             "check that the state dir (STEADYHAND_STATE_DIR) is a writable directory of yours",
         )
         return report_error(error, as_json)
-    print(json.dumps({"ok": True, "result": result}) if as_json else render(result))
+    print(json.dumps({"ok": True, "result": result}) if as_json else reply.render(result, defaults))
     return 0
 
 

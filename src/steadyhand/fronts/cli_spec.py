@@ -56,6 +56,7 @@ def field_spec(name: str, field: FieldInfo) -> dict[str, Any]:
     return {
         "name": name,
         "flag": "--" + str(extra.get("flag", name)).replace("_", "-"),
+        **({"short": f"-{extra['short']}"} if extra.get("short") else {}),
         "type": kind,
         "positional": bool(extra.get("positional")),
         "required": field.is_required(),
@@ -77,6 +78,16 @@ def params_spec(model: type[BaseModel]) -> list[dict[str, Any]]:
     ]
 
 
+def result_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    """A result's fields that have a default, with it: a reply leaves out a field that
+    still holds its default."""
+    return {
+        name: field.get_default(call_default_factory=True)
+        for name, field in model.model_fields.items()
+        if not field.is_required()
+    }
+
+
 def command_spec(command: Command) -> dict[str, Any]:
     return {
         "name": command.name,
@@ -84,6 +95,7 @@ def command_spec(command: Command) -> dict[str, Any]:
         "params": params_spec(command.params),
         "autostart": command.autostart,
         "cli_only": False,
+        **({"result_defaults": defaults} if (defaults := result_defaults(command.result)) else {}),
         # Only where true (the CLI prints its progress notes as output): a smaller file.
         **({"streams": True} if command.streams else {}),
     }

@@ -78,7 +78,7 @@ def build_server(backend: Backend, owner: Owner) -> Server[Any]:
                     "a bug in the MCP front: see its stderr",
                 )
             )
-        return await tool_result(data)
+        return await tool_result(data, command)
 
     return Server(
         "steadyhand",

@@ -70,9 +70,10 @@ def hints(command: Command) -> types.ToolAnnotations:
     )
 
 
-async def tool_result(data: Any) -> types.CallToolResult:
+async def tool_result(data: Any, command: str | None = None) -> types.CallToolResult:
     """A command's JSON result as the model reads it, and as data."""
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=result_text(data))]
+    text = result_text(data, command)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     image = await png_of(data)
     if image is not None:
         content.append(

@@ -322,7 +322,7 @@ async def arun(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
         data = await client.call(command, **params)
     except SteadyhandError as exc:
         return parsed, ToolResult(error_text(exc), True, exc.to_dict())
-    return parsed, ToolResult(result_text(data), False, data)
+    return parsed, ToolResult(result_text(data, command), False, data)
 
 
 def run(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
@@ -334,7 +334,7 @@ def run(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
         data = client.call(command, **params)
     except SteadyhandError as exc:
         return parsed, ToolResult(error_text(exc), True, exc.to_dict())
-    return parsed, ToolResult(result_text(data), False, data)
+    return parsed, ToolResult(result_text(data, command), False, data)
 
 
 def result_message(call: ToolCall, result: ToolResult) -> dict[str, Any]:
