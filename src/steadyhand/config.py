@@ -300,7 +300,8 @@ class Settings:
         merged = _defaults() | values
         for name in _KINDS:
             object.__setattr__(self, name, _coerce(name, merged[name]))
-        restore = RESTORE_ALIASES.get(self.restore_sessions.lower(), self.restore_sessions)
+        word = self.restore_sessions.strip().lower()
+        restore = RESTORE_ALIASES.get(word, word)
         object.__setattr__(self, "restore_sessions", restore)
         if restore not in RESTORE_POLICIES:
             raise SteadyhandError(

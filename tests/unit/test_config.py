@@ -93,3 +93,29 @@ def test_bad_timeouts_are_refused_with_the_forms(value: str) -> None:
 def test_dialog_policy_is_checked() -> None:
     with pytest.raises(SteadyhandError):
         Settings(dialogs="ignore")
+
+
+@pytest.mark.parametrize(
+    ("given", "policy"),
+    [
+        ("on_use", "on_use"),
+        ("never", "never"),
+        ("at_start", "at_start"),
+        (True, "at_start"),
+        ("false", "on_use"),
+        ("AT_START", "at_start"),
+    ],
+)
+def test_restore_sessions_takes_the_policies_and_the_old_booleans(
+    given: object, policy: str
+) -> None:
+    assert Settings(restore_sessions=given).restore_sessions == policy
+
+
+def test_restore_policy_and_tab_cap_are_checked() -> None:
+    with pytest.raises(SteadyhandError) as caught:
+        Settings(restore_sessions="sometimes")
+    assert "on_use, at_start, never" in caught.value.message
+    with pytest.raises(SteadyhandError) as caught:
+        Settings(max_tabs=0)
+    assert "max_tabs" in caught.value.message
