@@ -101,14 +101,12 @@ def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, si
     assert len(lines) == 3, diff
     assert any(line.startswith("+ listitem: Dan added") for line in lines)
     assert any(line.startswith('+ row: Dan | dan@example.com | button "Delete"') for line in lines)
-    assert any(
-        line.startswith("~ paragraph: 4 people   (was: paragraph: 3 people)") for line in lines
-    )
+    assert any(line.startswith("~ paragraph: 4 people   (was: 3)") for line in lines)
     assert daemon.snapshot(s, diff=True) == "# no changes since the last snapshot"
 
     done = daemon.call("click", session=s, ref=add)  # changes on by default
-    assert done["changes"].startswith("# 1 changed, 2 added, 0 removed"), done["changes"]
-    assert "5 people" in done["changes"]
+    act_lines = done["changes"].splitlines()  # the same lines, without the counts
+    assert len(act_lines) == 3 and "~ paragraph: 5 people   (was: 4)" in act_lines
     moved = daemon.call("navigate", session=s, url=f"{site}/spa.html")
     assert moved["navigated"]
     new_doc = daemon.snapshot(s, diff=True)

@@ -63,7 +63,7 @@ def test_a_patch_replaces_one_subtree_and_leaves_the_earlier_tree_alone() -> Non
     assert model.nodes["3"] is before.children[0].children[1]
     assert model.nodes["2"].parent is model.nodes["1"]
     changes = diff(before, after, View())
-    assert changes.changed == ["- paragraph: Opened item 1   (was: paragraph: Nothing opened)"]
+    assert changes.changed == ["- paragraph: Opened item 1   (was: Nothing opened)"]
     assert not changes.added and not changes.removed
 
 

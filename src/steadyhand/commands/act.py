@@ -377,7 +377,7 @@ class Act:
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
         self._read_after = self._title_read = True
         seen: list[Node] = []
-        text = report(tab.baseline, taken, View(), seen)
+        text = report(tab.baseline, taken, View(), seen, counts=False)
         tab.seen(taken)
         tab.refs.saw(seen)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)

@@ -8,6 +8,7 @@ it without the rest of the page.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -33,11 +34,18 @@ class Changes:
         return f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
 
 
-def report(old: Capture | None, new: Capture, view: View, shown: list[Node] | None = None) -> str:
+def report(
+    old: Capture | None,
+    new: Capture,
+    view: View,
+    shown: list[Node] | None = None,
+    counts: bool = True,
+) -> str:
     """What the agent needs to know of `new`, given that it last saw `old`.
 
     Only the changes when both are the same document; the whole page otherwise.
-    `shown` gets the nodes the text shows.
+    `shown` gets the nodes the text shows; `counts`: head the changes with how many of
+    each kind there are (an act's reply leaves it out: its lines say it).
     """
     view = View(mode="default", urls=view.urls, cells=view.cells, focus=False)
     shown = [] if shown is None else shown
@@ -52,7 +60,8 @@ def report(old: Capture | None, new: Capture, view: View, shown: list[Node] | No
     shown.extend(changes.shown)
     if not changes.count:
         return "# no changes since the last snapshot"
-    return f"# {changes.summary()} since the last snapshot\n" + "\n".join(changes.lines)
+    head = f"# {changes.summary()} since the last snapshot\n" if counts else ""
+    return head + "\n".join(changes.lines)
 
 
 def diff(old: Node, new: Node, view: View) -> Changes:
@@ -181,12 +190,33 @@ def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:
     before, after = node_line(x, view), node_line(y, view)
     if before != after:
         changes.shown.append(y)
-        _note(
-            changes.changed, changes, "~", f"{after}   (was: {before.removeprefix('- ')})", y.parent
-        )
+        _note(changes.changed, changes, "~", f"{after}   {was(before, after)}", y.parent)
     if y.role == "row" and not view.cells:
         return  # a row is one line: its cells changed with it
     _children(x, y, view, changes)
+
+
+_TOKENS = re.compile(r"(\s+|: )")
+
+
+def was(before: str, after: str) -> str:
+    """What a changed line was, said by the part that differs: `(was: Small)` for
+    `combobox "Size": Large`, `(was: no [checked])` for a line that only gained a state,
+    `(was: empty)` for a field that only gained a value."""
+    old, new = _TOKENS.split(before.removeprefix("- ")), _TOKENS.split(after.removeprefix("- "))
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    gone = "".join(old[head : len(old) - tail]).strip()
+    came = "".join(new[head : len(new) - tail]).strip()
+    if gone.removeprefix(":").strip():
+        return f"(was: {gone.removeprefix(':').strip()})"
+    if came.startswith(":"):
+        return "(was: empty)"
+    return f"(was: no {came})"
 
 
 def _subtree(node: Node, view: View) -> str:
