@@ -57,7 +57,7 @@ def test_a_command_on_a_suspended_session_restores_it_and_says_so(
     assert shown.rc == 0, shown.err
     lines = shown.out.splitlines()
     assert lines[0].startswith("# t1 · ") and f"{ACCOUNT}/home.html" in lines[0]
-    assert lines[1].startswith("restored: ") and "home.html" in lines[1], lines[:3]
+    assert lines[1].startswith("restored from the checkpoint of ") and "home.html" in lines[1]
     assert "Logged in as Ada" in shown.out, "the cookie came back with the checkpoint"
     assert d.statuses()["back"] == "active"
     again = d.call("snapshot", session="back")
@@ -73,6 +73,7 @@ def test_open_on_a_suspended_session_restores_it_then_opens(
     opened = d.call("open", session="reopen", url=f"{site}/nav-a.html")
     assert opened["restored"]["tabs"] == [f"t1 {site}/{ACCOUNT}/home.html"]
     assert opened["restored"]["lost"] == [] and opened["restored"]["checkpoint"] > 0
+    assert opened["tab"] == "t2", "the id after the last one given: none skipped"
     assert [t["url"] for t in d.call("tabs", session="reopen")["tabs"]] == [
         f"{site}/{ACCOUNT}/home.html",
         f"{site}/nav-a.html",

@@ -149,6 +149,9 @@ async def restore_tabs(
             lost.append(f"localStorage of {', '.join(rest)} ({exc})")
     ordered = sorted(session.tabs.values(), key=lambda t: _tab_number(t.id))
     session.tabs = {t.id: t for t in ordered}
+    # The provisional ids are gone: the next tab gets the id after the last one given.
+    numbers += [n for n in map(_tab_number, session.tabs) if n < NO_NUMBER]
+    session.next_tab = max([int(state.get("next_tab", 1)), *(n + 1 for n in numbers)])
     current = state.get("current")
     if current in session.tabs:
         session.tab(current)
@@ -167,8 +170,11 @@ async def seed_origins(
         await page.close()
 
 
+NO_NUMBER = 1 << 30  # a tab id that is not tN sorts last
+
+
 def _tab_number(tab_id: str) -> int:
-    return int(tab_id[1:]) if tab_id[1:].isdigit() else 1 << 30
+    return int(tab_id[1:]) if tab_id[1:].isdigit() else NO_NUMBER
 
 
 async def seed_profile(context: BrowserContext, state: dict[str, Any], timeout_s: float) -> None:
