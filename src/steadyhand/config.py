@@ -12,6 +12,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 TYPE_CHECKING = False  # typing costs the hot path milliseconds; mypy reads this as True
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 ENV_PREFIX = "STEADYHAND_"
@@ -419,10 +420,20 @@ class Settings:
         return Settings(**(self.as_dict() | changes))
 
     @classmethod
-    def load(cls, config_file: Path | None = None, **overrides: Any) -> Settings:
-        """Defaults < TOML file < environment < explicit overrides."""
+    def load(
+        cls,
+        config_file: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Defaults < TOML file < environment < explicit overrides.
+
+        `environ` stands for this process's environment: the daemon loads a relayed CLI
+        call's settings from the caller's (fronts/cli_host.py).
+        """
+        env_vars = os.environ if environ is None else environ
         values: dict[str, Any] = {}
-        path = config_file or Path(os.environ.get(ENV_PREFIX + "CONFIG") or default_config_file())
+        path = config_file or Path(env_vars.get(ENV_PREFIX + "CONFIG") or default_config_file())
         if path.is_file():
             import tomllib  # only when there is a file: it costs the CLI milliseconds
 
@@ -435,7 +446,7 @@ class Settings:
                     "fix the file or point STEADYHAND_CONFIG elsewhere",
                 ) from exc
         for name in _KINDS:
-            env = os.environ.get(ENV_PREFIX + name.upper())
+            env = env_vars.get(ENV_PREFIX + name.upper())
             if env is not None and env != "":
                 values[name] = env
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -3,6 +3,8 @@
 Methods are the command table's names (`snapshot`, `tab.new`, ...); params are the
 command's params object. Errors carry the taxonomy code and hint in `error.data`.
 
+`cli.run` is the CLI's own request: argv in, what the CLI prints out (fronts/cli_host.py).
+
 Progress: a request with `"progress": true` (beside `params`) may be answered by
 notifications `{"method": "progress", "params": {"id", "done", "total", "message"}}` on
 the same connection before its reply, while long work (a big report) goes on.
@@ -21,6 +23,7 @@ from typing import Any
 from steadyhand.call import Runtime
 from steadyhand.dispatch import execute
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts import cli_host
 
 log = logging.getLogger("steadyhand.rpc")
 
@@ -125,7 +128,10 @@ async def handle_request(
                 await send({"jsonrpc": "2.0", "method": "progress", "params": note})
 
     try:
-        result = await execute(runtime, message["method"], params, progress)
+        if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
+            result = await cli_host.run(runtime, params or {}, notify, handle_request)
+        else:
+            result = await execute(runtime, message["method"], params, progress)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}

@@ -1,0 +1,194 @@
+"""The daemon's end of the CLI's fast path (`cli.run`): parse argv, run, print, as cli.main.
+
+A relayed call (fronts/cli_relay.py) brings argv, the caller's working directory, its
+STEADYHAND_* variables and config file, its state dir (absolute), its terminal width and
+whether its stderr is a terminal. This module makes from them what cli.main would have
+printed in the caller's process: the same parser (cached here), the caller's settings,
+file paths made absolute against the caller's directory, the command run as a JSON-RPC
+request (rpc.handle_request, so errors are converted as the socket converts them) and
+its reply printed by the same functions. The answer is `{"stdout", "stderr", "exit"}`.
+
+Before anything runs, a call the reference must make itself is answered
+`{"fallback": true}`: daemon start/stop (they manage this process), streaming commands,
+--stdin (the caller's standard input), help, and a caller whose terminal width (usage
+text) or time zone (times in replies) is not the daemon's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from steadyhand.call import Runtime
+from steadyhand.config import Settings
+from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
+from steadyhand.fronts import cli, reply
+from steadyhand.fronts.rpc_client import reply_wait_s
+
+log = logging.getLogger("steadyhand.cli")
+
+METHOD = "cli.run"
+FALLBACK: dict[str, Any] = {"fallback": True}
+PARSERS_KEPT = 64
+
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+HandleRequest = Callable[[Runtime, Any, Notify | None], Awaitable[dict[str, Any] | None]]
+
+
+class RelayedCall:
+    """The caller's side of a `cli.run` request, checked."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        try:
+            self.argv = [str(word) for word in params["argv"]]
+            self.cwd = str(params["cwd"])
+            self.env = {str(k): str(v) for k, v in dict(params["env"]).items()}
+            self.config = Path(str(params["config"]))
+            self.state_dir = Path(str(params["state_dir"]))
+            self.columns = int(params["columns"])
+            self.tty = bool(params["tty"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"cli.run needs argv, cwd, env, config, state_dir, columns, tty: {exc}",
+                "cli.run is the CLI's own request (fronts/cli_relay.py)",
+            ) from exc
+        if not (os.path.isabs(self.cwd) and self.config.is_absolute()):
+            raise SteadyhandError(ErrorCode.BAD_REQUEST, "cli.run needs absolute paths")
+
+
+class Parsers:
+    """cli.build_parser's parsers, kept by the commands they were built for; dropped when
+    the spec file changes (as the reference reads it anew on every call)."""
+
+    def __init__(self) -> None:
+        self.stamp: tuple[int, int] | None = None
+        self.spec: cli.Spec = {}
+        self.built: dict[tuple[str, ...], cli.Parser] = {}
+
+    def load(self) -> cli.Spec:
+        info = cli.SPEC_PATH.stat()
+        if (info.st_mtime_ns, info.st_size) != self.stamp:
+            self.spec = cli.load_spec()
+            self.built.clear()
+            self.stamp = (info.st_mtime_ns, info.st_size)
+        return self.spec
+
+    def parser(self, spec: cli.Spec, argv: list[str]) -> cli.Parser:
+        commands = cli.relevant_commands(spec, argv)
+        key = tuple(c["name"] for c in commands)
+        if key not in self.built:
+            if len(self.built) >= PARSERS_KEPT:
+                self.built.clear()
+            self.built[key] = cli.build_parser(spec, commands)
+        return self.built[key]
+
+
+PARSERS = Parsers()
+
+
+async def run(
+    runtime: Runtime, params: dict[str, Any], notify: Notify | None, handle: HandleRequest
+) -> dict[str, Any]:
+    """What cli.main would print for the relayed call, or FALLBACK (nothing ran)."""
+    call = RelayedCall(params)
+    if call.env.get("TZ") != os.environ.get("TZ"):
+        return FALLBACK  # replies show local times
+    as_json = "--json" in call.argv
+    try:
+        spec = PARSERS.load()
+        parser = PARSERS.parser(spec, call.argv)
+        try:
+            args = parser.parse_args(call.argv)
+        except SystemExit:  # help or version: argparse printed (here) and exits
+            return FALLBACK
+        except SteadyhandError:
+            if call.columns != shutil.get_terminal_size().columns:
+                return FALLBACK  # the usage in the hint is wrapped to the caller's terminal
+            raise
+        name = getattr(args, "command_name", None)
+        if name is None:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST, "no command given", "run `steadyhand --help`"
+            )
+        command = next(c for c in spec["commands"] if c["name"] == name)
+        if name in ("daemon.start", "daemon.stop") or command.get("streams"):
+            return FALLBACK
+        if getattr(args, "stdin", False):
+            return FALLBACK
+        settings = Settings.load(call.config, call.env, state_dir=call.state_dir)
+        request = command_params(spec, command, args, call.cwd)
+        wait_s = reply_wait_s(settings, request)
+        if notify is not None:  # the caller waits for a reply as long as the reference would
+            note = {"method": name, "seconds": wait_s}
+            await notify({"jsonrpc": "2.0", "method": "cli.wait", "params": note})
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": name}
+        message["params"] = json.loads(json.dumps(request))
+        if call.tty:
+            message["progress"] = True
+        answer = await handle(runtime, message, notify)
+    except SteadyhandError as exc:
+        return report(exc, as_json)
+    except OSError as exc:  # as cli.main reports the caller's own OSErrors
+        return report(
+            SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"{type(exc).__name__}: {exc}",
+                "check that the state dir (STEADYHAND_STATE_DIR) is a writable directory of yours",
+            ),
+            as_json,
+        )
+    return printed(command, answer, as_json)
+
+
+def command_params(
+    spec: cli.Spec, command: cli.Spec, args: argparse.Namespace, cwd: str
+) -> dict[str, Any]:
+    """cli.params_from_args, with file paths absolute against the caller's directory."""
+    params = cli.params_from_args(spec, command, args)
+    for param in command["params"]:
+        if param["file_path"] and param["name"] in params:
+            given = str(getattr(args, param["name"]))
+            params[param["name"]] = os.path.normpath(os.path.join(cwd, given))
+    return params
+
+
+def printed(command: cli.Spec, answer: Any, as_json: bool) -> dict[str, Any]:
+    """The output of one JSON-RPC reply, as rpc_client.call and cli.main make it.
+
+    Never raises: the command ran, and an error out of `cli.run` would have the caller
+    run it again through the reference.
+    """
+    try:
+        answer = json.loads(json.dumps(answer))  # what the socket would have carried
+        if not isinstance(answer, dict):
+            raise SteadyhandError(ErrorCode.INTERNAL, "the command gave no reply")
+        if "error" in answer:
+            raise SteadyhandError.from_rpc_error(answer["error"])
+        result = answer.get("result")
+        if as_json:
+            text = json.dumps({"ok": True, "result": result})
+        else:
+            text = reply.render(result, command.get("result_defaults"))
+    except SteadyhandError as exc:
+        return report(exc, as_json)
+    except Exception as exc:
+        log.exception("printing the reply of a relayed CLI call failed")
+        error = f"{type(exc).__name__}: {exc}"
+        return report(SteadyhandError(ErrorCode.INTERNAL, error, "see daemon.log"), as_json)
+    return {"stdout": text + "\n", "stderr": "", "exit": 0}
+
+
+def report(exc: SteadyhandError, as_json: bool) -> dict[str, Any]:
+    """cli.report_error's output."""
+    if as_json:
+        out = json.dumps({"ok": False, "error": exc.to_dict()}) + "\n"
+        return {"stdout": out, "stderr": "", "exit": exit_code_for(exc.code)}
+    err = f"error [{exc.code}]: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else "")
+    return {"stdout": "", "stderr": err, "exit": exit_code_for(exc.code)}

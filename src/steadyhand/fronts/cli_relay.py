@@ -1,0 +1,358 @@
+"""The `steadyhand` command's fast path: the daemon parses and answers, this process relays.
+
+The reference CLI (cli.py) builds an argparse parser from the command spec and imports
+json, pathlib and socket in every process, which costs several times a bare interpreter's
+start. This module imports builtin modules only (posix, _socket, _json): it sends argv,
+the working directory and the caller's settings environment to the daemon's `cli.run`
+(fronts/cli_host.py), which parses them with the reference's own parser, runs the command
+and sends back the stdout, stderr and exit code the reference would have produced.
+
+Whatever the relay cannot do as the reference would, the reference does, in this process:
+no daemon listening, help, the fronts (`mcp`, `serve`, `tools`) and `desktop session`,
+and, said by the daemon before it runs anything, `daemon start|stop`, streaming commands,
+--stdin, a terminal of another width or time zone than the daemon's.
+
+`make` installs the `steadyhand` command as a launcher that runs this module on an
+interpreter started without `site` (`python -S`): see `write_launcher`.
+"""
+
+import _json
+import _socket
+import posix
+import sys
+
+TYPE_CHECKING = False  # see errors.py
+if TYPE_CHECKING:
+    from typing import Any
+
+METHOD = "cli.run"
+# cli.FRONTS (a unit test keeps them equal) and the process wrapper run as cli.main runs
+# them, on an interpreter with `site` (they import pydantic, the MCP SDK...).
+FRONTS = {
+    "serve": "steadyhand.fronts.http",
+    "mcp": "steadyhand.fronts.mcp",
+    "tools": "steadyhand.fronts.tools",
+}
+RUN_FRONT = (
+    "import importlib, sys; sys.exit(importlib.import_module(sys.argv[1]).main(sys.argv[2:]))"
+)
+# How long to wait for the daemon before it says how long the command may take: the
+# reference's wait with the default settings (long tier, approval wait, grace), rounded up.
+FIRST_WAIT_S = 180.0
+ENV_PREFIX = "STEADYHAND_"
+# The variables the daemon needs to load the caller's settings and print as it would.
+PASSED = ("TZ",)
+CONFIG_NAME = "/steadyhand/config.toml"
+
+
+class Fallback(Exception):
+    """The reference CLI must run this call; nothing of it ran in the daemon."""
+
+
+class _Decoder:
+    """What `_json.make_scanner` reads off its context: json.JSONDecoder's defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float  # NaN, Infinity, -Infinity
+
+
+_scan = _json.make_scanner(_Decoder())  # type: ignore[arg-type]  # typeshed wants its own type
+_quote = _json.encode_basestring_ascii  # json.dumps's escaping (ensure_ascii)
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return relay(argv)
+    except Fallback:
+        pass
+    except KeyboardInterrupt:
+        return 130
+    return reference(argv)  # outside the handler: its errors are its own, as ever
+
+
+def reference(argv: "list[str]") -> int:
+    """Run the call as cli.main does, here; the fronts on an interpreter with `site`."""
+    front = FRONTS.get(argv[0]) if argv else None
+    if front is not None:  # as cli.main runs them, without its own imports first
+        if sys.flags.no_site:
+            posix.execv(sys.executable, [sys.executable, "-c", RUN_FRONT, front, *argv[1:]])
+        import importlib
+
+        return int(importlib.import_module(front).main(argv[1:]))
+    if sys.flags.no_site and argv[:2] == ["desktop", "session"]:
+        posix.execv(sys.executable, [sys.executable, "-m", "steadyhand", *argv])
+    from steadyhand.fronts.cli import main as reference_main
+
+    return reference_main(argv)
+
+
+def relay(argv: "list[str]") -> int:
+    """Have the daemon run the call; its exit code. Fallback when the reference must."""
+    if not argv or argv[0] in FRONTS or argv[:2] == ["desktop", "session"] or asks_help(argv):
+        raise Fallback
+    encoding = sys.getfilesystemencoding()
+    env = {
+        key.decode(encoding, "surrogateescape"): value.decode(encoding, "surrogateescape")
+        for key, value in posix.environ.items()
+    }
+    try:
+        cwd = posix.getcwd()
+    except OSError:
+        raise Fallback from None
+    state_dir = state_dir_of(env, cwd)
+    config = config_file_of(env, cwd)
+    if not env.get(ENV_PREFIX + "STATE_DIR") and names_state_dir(config):
+        raise Fallback  # the state dir (so the socket) comes from TOML: the reference reads it
+    tty = posix.isatty(2)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        try:
+            sock.connect(state_dir + "/daemon.sock")
+        except OSError:
+            raise Fallback from None  # no daemon: the reference starts one
+        sock.settimeout(FIRST_WAIT_S)
+        passed = {k: v for k, v in env.items() if k.startswith(ENV_PREFIX) or k in PASSED}
+        request = encode_request(argv, cwd, passed, config, state_dir, width=columns(env), tty=tty)
+        return answer(sock, request, tty, "--json" in argv)
+    finally:
+        sock.close()
+
+
+def asks_help(argv: "list[str]") -> bool:
+    """Whether argparse could take a word for -h/--help (an abbreviation, a cluster)."""
+    for word in argv:
+        if word == "--":
+            return False
+        if word.startswith("--h") or (word[:1] == "-" and word[1:2] != "-" and "h" in word):
+            return True
+    return False
+
+
+def state_dir_of(env: "dict[str, str]", cwd: str) -> str:
+    """The state dir as Settings.load makes it (env, else XDG), absolute: its socket's dir."""
+    value = env.get(ENV_PREFIX + "STATE_DIR")
+    if not value:
+        runtime = env.get("XDG_RUNTIME_DIR")
+        if runtime and is_dir(absolute(runtime, cwd)):
+            value = runtime + "/steadyhand"
+        else:
+            value = (env.get("XDG_STATE_HOME") or home(env) + "/.local/state") + "/steadyhand"
+    return absolute(expand_user(value, env), cwd)
+
+
+def config_file_of(env: "dict[str, str]", cwd: str) -> str:
+    """The TOML file Settings.load reads (whether or not it exists), absolute."""
+    path = env.get(ENV_PREFIX + "CONFIG") or (
+        (env.get("XDG_CONFIG_HOME") or home(env) + "/.config") + CONFIG_NAME
+    )
+    return absolute(path, cwd)
+
+
+def names_state_dir(config: str) -> bool:
+    try:
+        with open(config, "rb") as handle:
+            return b"state_dir" in handle.read()
+    except OSError:
+        return False
+
+
+def home(env: "dict[str, str]") -> str:
+    value = env.get("HOME")
+    if value is None:
+        raise Fallback  # Path.home() would ask the password database
+    return value
+
+
+def expand_user(path: str, env: "dict[str, str]") -> str:
+    if not path.startswith("~"):
+        return path
+    if path != "~" and not path.startswith("~/"):
+        raise Fallback  # ~user
+    return (home(env).rstrip("/") + path[1:]) or "/"  # as posixpath.expanduser
+
+
+def absolute(path: str, cwd: str) -> str:
+    return path if path.startswith("/") else cwd.rstrip("/") + "/" + path
+
+
+def is_dir(path: str) -> bool:
+    try:
+        return posix.stat(path).st_mode & 0o170000 == 0o040000
+    except (OSError, ValueError):
+        return False
+
+
+def columns(env: "dict[str, str]") -> int:
+    """The width argparse would format usage for (shutil.get_terminal_size's columns)."""
+    try:
+        width = int(env.get("COLUMNS", ""))
+    except ValueError:
+        width = 0
+    if width <= 0:
+        try:
+            width = posix.get_terminal_size(1).columns or 80
+        except (OSError, ValueError):
+            width = 80
+    return width
+
+
+def encode_request(
+    argv: "list[str]",
+    cwd: str,
+    env: "dict[str, str]",
+    config: str,
+    state_dir: str,
+    *,
+    width: int,
+    tty: bool,
+) -> bytes:
+    """The `cli.run` request line, written as json.dumps would (its escaping)."""
+    params = (
+        '{"argv":['
+        + ",".join(map(_quote, argv))
+        + '],"cwd":'
+        + _quote(cwd)
+        + ',"env":{'
+        + ",".join(_quote(k) + ":" + _quote(v) for k, v in env.items())
+        + '},"config":'
+        + _quote(config)
+        + ',"state_dir":'
+        + _quote(state_dir)
+        + ',"columns":'
+        + str(width)
+        + ',"tty":'
+        + ("true" if tty else "false")
+        + "}"
+    )
+    progress = ',"progress":true' if tty else ""
+    return (
+        '{"jsonrpc":"2.0","id":1,"method":"' + METHOD + '","params":' + params + progress + "}\n"
+    ).encode()
+
+
+def answer(sock: "Any", request: bytes, tty: bool, as_json: bool) -> int:
+    """Send the call, print what the daemon says the reference would have; the exit code."""
+    method = METHOD  # until the daemon names the command
+    progress = ProgressLine() if tty else None
+    try:
+        sock.sendall(request)
+        pending = b""
+        while True:
+            chunks = [pending]
+            while b"\n" not in chunks[-1]:
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    raise ValueError("connection closed before a reply")
+                chunks.append(chunk)
+            line, _, pending = b"".join(chunks).partition(b"\n")
+            message = decode(line)
+            if "id" in message:
+                break
+            note = message.get("params")
+            if not isinstance(note, dict):
+                continue
+            if message.get("method") == "cli.wait":
+                method = str(note.get("method"))
+                sock.settimeout(float(note.get("seconds") or FIRST_WAIT_S))
+            elif message.get("method") == "progress" and progress is not None:
+                progress(int(note.get("done") or 0), note.get("total"), str(note.get("message")))
+    except (OSError, ValueError) as exc:  # as rpc_client.request reports a lost reply
+        return no_answer(f"the daemon did not answer {method}: {exc}", as_json)
+    result = message.get("result")
+    if "error" in message or not isinstance(result, dict) or result.get("fallback"):
+        raise Fallback  # a daemon without cli.run, or a call the reference must make
+    sys.stdout.write(result.get("stdout", ""))
+    sys.stderr.write(result.get("stderr", ""))
+    return int(result.get("exit", 1))
+
+
+def decode(line: bytes) -> "dict[str, Any]":
+    try:
+        message, _ = _scan(line.decode(), 0)
+    except StopIteration:
+        raise ValueError("the reply is not JSON") from None
+    if not isinstance(message, dict):
+        raise ValueError("reply is not an object")
+    return message
+
+
+def no_answer(message: str, as_json: bool) -> int:
+    """cli.report_error of the daemon_unavailable error rpc_client raises (exit 6)."""
+    hint = "see daemon.log in the state dir; `steadyhand daemon status`"
+    if as_json:
+        error = (
+            '{"code": "daemon_unavailable", "message": '
+            + _quote(message)
+            + ', "hint": '
+            + _quote(hint)
+            + ', "data": {"sent": true}}'
+        )
+        sys.stdout.write('{"ok": false, "error": ' + error + "}\n")
+    else:
+        sys.stderr.write(f"error [daemon_unavailable]: {message}\nhint: {hint}\n")
+    return 6
+
+
+class ProgressLine:
+    """cli.ProgressLine on stderr: the daemon's progress on one line rewritten in place."""
+
+    def __init__(self) -> None:
+        self.width = 0
+
+    def __call__(self, done: int, total: "int | None", message: str) -> None:
+        count = f"{done}/{total}" if total else str(done)
+        text = f"{message}: {count}"
+        if total:
+            text += f" ({100 * done // max(total, 1)}%)"
+        sys.stderr.write("\r" + text.ljust(self.width))
+        self.width = len(text)
+        if total is not None and done >= total:
+            sys.stderr.write("\n")
+            self.width = 0
+        sys.stderr.flush()
+
+
+# ---------------------------------------------------------------- the launcher
+
+LAUNCHER = """#!{python} -S
+# The `steadyhand` command, written by `make` (python -m steadyhand.fronts.cli_relay PATH).
+# Without `site` the interpreter starts in about half the time; the package's own folder
+# is all it needs (steadyhand.fronts.cli_relay runs the fronts on a full interpreter).
+import sys
+
+sys.path.insert(0, {package_parent!r})
+from steadyhand.fronts.cli_relay import main
+
+sys.exit(main())
+"""
+
+
+def write_launcher(path: str) -> bool:
+    """Write the launcher at `path` (over pip's console script); False when this
+    interpreter's path cannot go on a `#!` line (spaces, too long) and pip's stays."""
+    import os
+
+    import steadyhand
+
+    python = sys.executable
+    if not python or any(c.isspace() for c in python) or len(python) > 120:
+        return False
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(steadyhand.__file__)))
+    text = LAUNCHER.format(python=python, package_parent=package_parent)
+    temporary = path + ".tmp"
+    with open(temporary, "w") as handle:
+        handle.write(text)
+    os.chmod(temporary, 0o755)
+    os.replace(temporary, path)
+    return True
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m steadyhand.fronts.cli_relay PATH  (writes the launcher)")
+    sys.exit(0 if write_launcher(sys.argv[1]) else "this interpreter's path cannot be a #! line")

@@ -1,0 +1,181 @@
+"""The CLI's fast path against a daemon: a relayed call prints what the reference CLI
+(`python -m steadyhand.fronts.cli`) prints, byte for byte, with the same exit code."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from steadyhand.fronts import cli_relay
+from steadyhand.snapshot.lookup import find_ref
+from tests.conftest import Daemon
+
+pytestmark = pytest.mark.integration
+REFERENCE = [sys.executable, "-m", "steadyhand.fronts.cli"]
+
+
+@pytest.fixture(scope="module")
+def launcher(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `steadyhand` command as `make` installs it (python -S, the relay)."""
+    path = tmp_path_factory.mktemp("bin") / "steadyhand"
+    assert cli_relay.write_launcher(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def page(daemon: Daemon, site: str) -> Iterator[str]:
+    """A session `relay` on the form fixture; the snapshot's text."""
+    daemon.call("open", session="relay", url=f"{site}/form.html")
+    yield daemon.snapshot("relay")
+
+
+def both(
+    daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    environ = dict(daemon.env, **env)
+    runs = [
+        subprocess.run(
+            [*command, *argv],
+            capture_output=True,
+            text=True,
+            env=environ,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
+        for command in (REFERENCE, [str(launcher)])
+    ]
+    return runs[0], runs[1]
+
+
+def steady(text: str) -> str:
+    """Output with what differs from one run of a command to the next (its time, the
+    time in an artifact's name) masked."""
+    text = re.sub(r"\d{8}-\d{6}-\d{6}", "<when>", text)
+    return re.sub(r'"duration_ms": [\d.]+', '"duration_ms": <ms>', text)
+
+
+def same(daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str) -> int:
+    reference, relayed = both(daemon, launcher, argv, cwd, **env)
+    assert (relayed.returncode, steady(relayed.stdout), steady(relayed.stderr)) == (
+        reference.returncode,
+        steady(reference.stdout),
+        steady(reference.stderr),
+    ), argv
+    return reference.returncode
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["snapshot", "--session", "relay"],
+        ["snapshot", "--session", "relay", "--json"],
+        ["--session", "relay", "snapshot", "-i"],
+        ["tabs", "--session", "relay"],
+        ["find", "--role", "checkbox", "--session", "relay"],
+        ["click", "e99999", "--session", "relay"],  # not_found: exit 3
+        ["click", "e99999", "--session", "relay", "--json"],
+        ["snapshot", "--session", "ghost"],  # unknown_session: exit 2
+        ["snapshot", "--session", "relay", "--timeout", "0"],  # refused before the call
+        ["fill", "e1", "--session", "relay"],  # not REF=VALUE
+        ["clack"],  # argparse's invalid choice, with the usage as hint
+        ["click", "--json"],  # a missing argument
+        ["snapshot", "--bogus"],
+        [],  # no command: the reference's own
+        ["snapshot", "--help"],  # help: the reference's own
+        ["daemon", "stop", "--help"],
+    ],
+)
+def test_relayed_calls_print_what_the_reference_prints(
+    daemon: Daemon, launcher: Path, page: str, argv: list[str], tmp_path: Path
+) -> None:
+    same(daemon, launcher, argv, tmp_path)
+
+
+def test_the_callers_settings_and_terminal_are_honoured(
+    daemon: Daemon, launcher: Path, page: str, tmp_path: Path
+) -> None:
+    assert same(daemon, launcher, ["tabs"], tmp_path, STEADYHAND_DIALOGS="bogus") == 2
+    config = tmp_path / "steadyhand" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("timeout_long_ms = [\n")  # not TOML
+    assert same(daemon, launcher, ["tabs"], tmp_path, XDG_CONFIG_HOME=str(tmp_path)) == 2
+    config.write_text("timeout_long_ms = 'soon'\n")
+    assert (
+        same(daemon, launcher, ["tabs"], tmp_path, STEADYHAND_CONFIG="steadyhand/config.toml") == 2
+    )
+    # Usage text is wrapped to the caller's terminal; times shown in its time zone.
+    assert same(daemon, launcher, ["clack"], tmp_path, COLUMNS="40") == 2
+    assert same(daemon, launcher, ["tabs", "--session", "relay"], tmp_path, TZ="Asia/Tokyo") == 0
+
+
+def test_file_paths_are_the_callers(
+    daemon: Daemon, launcher: Path, page: str, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    for cwd in (first, second):
+        run = subprocess.run(
+            [str(launcher), "screenshot", "--path", "shot.png", "--session", "relay"],
+            capture_output=True,
+            text=True,
+            env=daemon.env,
+            cwd=cwd,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+        assert (cwd / "shot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_calls_are_relayed_not_fallen_back(
+    daemon: Daemon,
+    page: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """relay() answers them itself (a Fallback would mean the reference ran them)."""
+    monkeypatch.setenv("STEADYHAND_STATE_DIR", str(daemon.settings.state_dir))
+    monkeypatch.chdir(tmp_path)
+    ref = find_ref(page, "checkbox", "Gift wrap")
+    assert cli_relay.relay(["check", ref, "--session", "relay"]) == 0
+    assert capsys.readouterr().out.startswith(f"ok check {ref}")
+    assert cli_relay.relay(["click", "e99999", "--session", "relay"]) == 3
+    assert "error [not_found]" in capsys.readouterr().err
+    for argv in (["daemon", "stop"], ["snapshot", "--help"], ["mcp"]):
+        with pytest.raises(cli_relay.Fallback):
+            cli_relay.relay(argv)
+    assert daemon.pid() is not None, "daemon stop went to the reference, which was not run"
+
+
+def test_without_a_daemon_the_reference_starts_one(
+    fresh_daemon: Daemon, launcher: Path, tmp_path: Path
+) -> None:
+    """No daemon: the reference starts one, as it always has; --stdin is the reference's."""
+    opened = subprocess.run(
+        [str(launcher), "sessions", "--json"],
+        capture_output=True,
+        text=True,
+        env=fresh_daemon.env,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert opened.returncode == 0, opened.stderr
+    assert fresh_daemon.pid() is not None
+    typed = subprocess.run(
+        [str(launcher), "type", "e1", "--stdin", "--session", "none"],
+        input="secret\n",
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **fresh_daemon.env),
+        cwd=tmp_path,
+        check=False,
+    )
+    assert typed.returncode == 2 and "error [unknown_session]" in typed.stderr
