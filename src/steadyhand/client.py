@@ -68,7 +68,9 @@ class DaemonBackend:
                 or exc.data.get("sent")
             ):
                 raise
-        await asyncio.to_thread(rpc_client.start_daemon, self.settings)
+        # As the CLI does: a command of the browser's has the daemon launch it as it starts.
+        warm = not method.startswith("desktop.")
+        await asyncio.to_thread(rpc_client.start_daemon, self.settings, None, warm)
         return await self._request(method, params)
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:

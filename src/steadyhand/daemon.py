@@ -9,26 +9,29 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import importlib
 import logging
 import os
 import signal
 import sys
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from steadyhand.call import Runtime
 from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.engine.chromium import find_owned_browsers
-from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc
-from steadyhand.observe import retention
 from steadyhand.observe.log import configure as configure_logging
-from steadyhand.store.sqlite import Store
+
+if TYPE_CHECKING:
+    from steadyhand.engine.engine import Engine
 
 log = logging.getLogger("steadyhand.daemon")
 
 ALREADY_RUNNING = 3
+# `python -m steadyhand.daemon --warm-browser` (a command that needs the browser started
+# the daemon): Playwright's driver and Chromium start while the command table loads.
+WARM_FLAG = "--warm-browser"
+SWITCH_INTERVAL_S = 0.001
 
 
 def prepare_state_dir(settings: Settings) -> None:
@@ -68,7 +71,16 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
     return len(orphans)
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, warm: bool = False) -> None:
+    """Run the daemon until it is told to stop.
+
+    Imports are most of a cold start: Playwright's first (a warm start launches the browser
+    with it), then the command table, on a thread while the event loop starts the driver
+    and Chromium (processes of their own, on another core).
+    """
+    from steadyhand.engine.engine import Engine
+    from steadyhand.store.sqlite import Store
+
     store = Store(settings.store_path)
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable.
     for status in ("active", "live"):
@@ -77,6 +89,12 @@ async def serve(settings: Settings) -> None:
     store.cancel_pending_approvals("the daemon that asked is gone")
     engine = Engine(settings, store)
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
+    warming = asyncio.create_task(warm_up(engine)) if warm else None
+    await load_command_table()
+    from steadyhand.call import Runtime
+    from steadyhand.fronts import rpc
+    from steadyhand.observe import retention
+
     runtime = Runtime(settings=settings, engine=engine, store=store)
     server = rpc.RpcServer(runtime)
     try:  # before the first request, so a client never sees files due to go
@@ -104,12 +122,38 @@ async def serve(settings: Settings) -> None:
         log.info("stopping")
     finally:
         pruning.cancel()
+        if warming is not None:
+            warming.cancel()
         if at_start:
             restoring.cancel()
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
         await engine.shutdown()
         store.close()
+
+
+async def load_command_table() -> None:
+    """Import the command table (and the RPC front) on a thread, the event loop free."""
+    # The importing thread holds the GIL: have it hand the GIL to the event loop sooner
+    # when Playwright's driver writes, so that a warm start's launch goes on meanwhile.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        await asyncio.to_thread(importlib.import_module, "steadyhand.fronts.rpc")
+    finally:
+        sys.setswitchinterval(interval)
+
+
+async def warm_up(engine: Engine) -> None:
+    """Launch the shared browser ahead of the first command; a failure is logged here and
+    met again, as an error, by the command that needs the browser."""
+    started = time.monotonic()
+    try:
+        await engine.browser()
+    except Exception as exc:
+        log.warning("could not start the browser ahead of use: %s", exc)
+    else:
+        log.info("browser ready %.2f s into the warm start", time.monotonic() - started)
 
 
 def in_a_desktop() -> bool:
@@ -131,7 +175,8 @@ async def restore_all(engine: Engine) -> None:
     await asyncio.gather(*(one(n) for n in names))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    warm = WARM_FLAG in (sys.argv[1:] if argv is None else argv)
     try:
         settings = Settings.load()
         prepare_state_dir(settings)
@@ -146,7 +191,7 @@ def main() -> int:
     try:
         reap_orphans(settings)
         settings.pid_path.write_text(f"{os.getpid()}\n")
-        asyncio.run(serve(settings))
+        asyncio.run(serve(settings, warm))
     finally:
         settings.pid_path.unlink(missing_ok=True)
         lock.close()

@@ -46,7 +46,8 @@ def call(
     except SteadyhandError as exc:
         if exc.code != ErrorCode.DAEMON_UNAVAILABLE or not autostart or exc.data.get("sent"):
             raise
-    start_daemon(settings)
+    # A command of the browser's starts it with the daemon, while the daemon loads.
+    start_daemon(settings, warm=not method.startswith("desktop."))
     return request(settings, method, params, wait_s, on_progress)
 
 
@@ -186,10 +187,13 @@ def wait_exit(pid: int, timeout_s: float = 30.0) -> bool:
     return True
 
 
-def start_daemon(settings: Settings, environ: Mapping[str, str] | None = None) -> int:
+def start_daemon(
+    settings: Settings, environ: Mapping[str, str] | None = None, warm: bool = False
+) -> int:
     """Start the daemon in the background and wait until it answers; return its pid.
 
     The daemon gets this process's environment, or `environ` (a desktop session's, say).
+    `warm`: it launches the browser as it starts, not at the first command that needs it.
     """
     import subprocess  # only when starting: it costs the hot path milliseconds
 
@@ -213,7 +217,7 @@ def start_daemon(settings: Settings, environ: Mapping[str, str] | None = None) -
     log_fd = os.open(settings.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "steadyhand.daemon"],
+            [sys.executable, "-m", "steadyhand.daemon", *(["--warm-browser"] if warm else [])],
             stdin=subprocess.DEVNULL,
             stdout=log_fd,
             stderr=log_fd,
