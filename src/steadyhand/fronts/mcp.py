@@ -20,24 +20,34 @@ import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
-from typing import Any
-
-from mcp import types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
+from typing import TYPE_CHECKING, Any
 
 from steadyhand import __version__
-from steadyhand.client import Backend, Client, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts.agent_text import error_text
 from steadyhand.fronts.http_security import network_options
-from steadyhand.fronts.mcp_sessions import Owner, prefer_handshake
-from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
-from steadyhand.fronts.tools import to_command
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+
+    from steadyhand.client import Backend
+    from steadyhand.fronts.mcp_sessions import Owner
+    from steadyhand.fronts.mcp_stdio import Lines, Wire
 
 log = logging.getLogger("steadyhand.mcp")
+# What serving needs beyond this module, imported when serving starts: the SDK and the
+# command table take a second or more, so stdio imports them while it answers the
+# handshake (mcp_stdio), and `--help` never does.
+SERVER_MODULES = (
+    "mcp.server.lowlevel",
+    "mcp.server.stdio",
+    "steadyhand.client",
+    "steadyhand.fronts.mcp_sessions",
+    "steadyhand.fronts.mcp_tools",
+    "steadyhand.fronts.tools",
+)
 MCP_PATH = "/mcp"
 SHUTDOWN_GRACE_S = 5
 INSTRUCTIONS = (
@@ -51,6 +61,13 @@ INSTRUCTIONS = (
 
 def build_server(backend: Backend, owner: Owner) -> Server[Any]:
     """The MCP server: tools from the table, each call run on `backend`."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    from steadyhand.client import Client
+    from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
+    from steadyhand.fronts.tools import to_command
+
     client = Client(backend)
     listed = types.ListToolsResult(tools=tools())
 
@@ -93,6 +110,9 @@ class Front:
     """What one `steadyhand mcp` process serves with: where calls run, the sessions it owns."""
 
     def __init__(self, settings: Settings, local: bool, per_process: bool) -> None:
+        from steadyhand.client import DaemonBackend, LocalBackend
+        from steadyhand.fronts.mcp_sessions import Owner
+
         if local:
             self.backend: Backend = LocalBackend(settings)
             self.closer: Backend = self.backend
@@ -109,7 +129,22 @@ class Front:
         await self.closer.aclose()
 
 
-async def serve_stdio(settings: Settings, local: bool) -> None:
+def serve_stdio(settings: Settings, local: bool) -> None:
+    """Serve stdio: the handshake and tool list answered at once when a server of this
+    build answered them before (mcp_stdio), the rest by the SDK once it has loaded."""
+    from steadyhand.fronts import mcp_stdio
+
+    start = mcp_stdio.QuickStart(settings, SERVER_MODULES)
+    replay = start.answer_until_handover()
+    if replay is None:
+        return  # the client left before the SDK was needed
+    start.wait_loaded()
+    asyncio.run(serve_sdk_stdio(settings, local, start.lines(replay), start.wire()))
+
+
+async def serve_sdk_stdio(settings: Settings, local: bool, lines: Lines, wire: Wire) -> None:
+    from mcp.server.stdio import stdio_server
+
     front = Front(settings, local, per_process=True)
     server = front.server
 
@@ -130,7 +165,7 @@ async def serve_stdio(settings: Settings, local: bool) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(lines, wire) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await front.aclose()
@@ -143,6 +178,7 @@ async def serve_http(
 
     from steadyhand.fronts.http import listen, url_of
     from steadyhand.fronts.http_security import Guard, check_bind, load_or_create_token
+    from steadyhand.fronts.mcp_sessions import prefer_handshake
 
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
@@ -214,8 +250,10 @@ def main(argv: list[str]) -> int:
             allow_remote = args.allow_remote or settings.http_allow_remote
             asyncio.run(serve_http(settings, host, port, allow_remote, args.local))
         else:
-            asyncio.run(serve_stdio(settings, args.local))
+            serve_stdio(settings, args.local)
     except SteadyhandError as exc:
+        from steadyhand.fronts.agent_text import error_text
+
         print(error_text(exc), file=sys.stderr)
         return exit_code_for(exc.code)
     except KeyboardInterrupt:

@@ -1,0 +1,107 @@
+"""`steadyhand mcp` over stdio answers the handshake and the tool list from what the SDK
+answered before (mcp-replies.json in the state dir) while the SDK loads, then hands the
+connection over; an outdated reply is put right for the next start. Each test's tool call
+starts a daemon on its own state dir (fresh_daemon stops it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steadyhand.fronts.mcp_stdio import CACHE_NAME
+from tests.conftest import Daemon
+
+pytestmark = pytest.mark.integration
+
+HELLO = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "test_mcp_stdio", "version": "1"},
+}
+
+
+def session(env: dict[str, str]) -> tuple[dict[int, Any], str]:
+    """One client: initialize, tools/list, ping, a tool call; the replies by id, and the
+    server's stderr (it logs with --verbose)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "steadyhand", "mcp", "--verbose"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    replies: dict[int, Any] = {}
+
+    def ask(message: dict[str, Any]) -> None:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        server.stdin.flush()
+        if "id" in message:
+            while message["id"] not in replies:
+                line = server.stdout.readline()
+                assert line, "the server closed its stdout"
+                reply = json.loads(line)
+                replies[reply["id"]] = reply
+
+    try:
+        ask({"id": 1, "method": "initialize", "params": HELLO})
+        ask({"method": "notifications/initialized"})
+        ask({"id": 2, "method": "tools/list"})
+        ask({"id": 3, "method": "ping"})
+        ask({"id": 4, "method": "tools/call", "params": {"name": "sessions", "arguments": {}}})
+    finally:
+        _, err = server.communicate(timeout=60)  # closes its stdin: the client leaves
+    return replies, err.decode()
+
+
+def test_the_second_start_answers_from_the_cache(fresh_daemon: Daemon) -> None:
+    state_dir, env = fresh_daemon.settings.state_dir, fresh_daemon.env
+    first, first_log = session(env)
+    assert "from the cache" not in first_log
+    assert (state_dir / CACHE_NAME).is_file()
+    second, second_log = session(env)
+    assert "answered initialize from the cache" in second_log
+    assert "answered tools/list from the cache" in second_log
+    for n in (1, 2):
+        assert second[n]["result"] == first[n]["result"]
+    tools = {tool["name"] for tool in second[2]["result"]["tools"]}
+    assert {"snapshot", "click", "sessions"} <= tools
+    assert second[3]["result"] == {}  # the SDK serves what follows
+    assert second[4]["result"]["isError"] is False
+
+
+def test_an_outdated_reply_is_put_right_for_the_next_start(daemon: Daemon, tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    env = dict(daemon.env, STEADYHAND_STATE_DIR=str(state_dir))
+    truth, _ = session(env)
+    cache = state_dir / CACHE_NAME
+    saved = json.loads(cache.read_text())
+    for key, text in saved["replies"].items():
+        if key.startswith('["tools/list"'):
+            listed = json.loads(text)
+            listed["tools"] = listed["tools"][:1]
+            saved["replies"][key] = json.dumps(listed)
+    cache.write_text(json.dumps(saved))
+    outdated, log = session(env)
+    assert len(outdated[2]["result"]["tools"]) == 1, "the cache's reply was served"
+    assert "served an outdated" in log
+    again, _ = session(env)
+    assert again[2]["result"] == truth[2]["result"]
+
+
+def test_another_build_ignores_the_cache(fresh_daemon: Daemon) -> None:
+    state_dir, env = fresh_daemon.settings.state_dir, fresh_daemon.env
+    session(env)
+    cache = state_dir / CACHE_NAME
+    saved = json.loads(cache.read_text())
+    saved["build"] = "another"
+    cache.write_text(json.dumps(saved))
+    replies, log = session(env)
+    assert "from the cache" not in log
+    assert len(replies[2]["result"]["tools"]) > 10
