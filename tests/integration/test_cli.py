@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 
 def test_human_and_json_output(daemon: Daemon, site: str) -> None:
     opened = daemon.cli("open", f"{site}/form.html", "--session", "cli")
-    assert opened.rc == 0 and "title: Form fixture" in opened.out and "tab: t1" in opened.out
+    assert opened.rc == 0 and opened.out == f"# t1 · Form fixture · {site}/form.html\n"
     human = daemon.cli("--session", "cli", "snapshot")
     assert human.rc == 0
     assert human.out.startswith(f"# t1 · Form fixture · {site}/form.html\n- ")

@@ -24,6 +24,23 @@ NO_CHANGES = "# no changes since the last snapshot"
 EPOCH_KEYS = frozenset({"at", "ts", "since", "last_probe"})
 YEAR_2001 = 1e9  # a number under an epoch key that is smaller is not a time (a sequence no.)
 DAY_S = 86400
+# Counts whose zero only says that nothing went wrong (their models have no default).
+QUIET_ZEROS = frozenset({"recoveries", "failed", "images_inlined", "images_left_out"})
+# What every act result holds (commands/results.py ActionResult); a command's own fields
+# (scroll's positions) follow the status line's standard parts.
+ACT_KEYS = frozenset(
+    {
+        *("tab", "url", "title", "ok", "action", "ref", "data", "retries", "duration_ms"),
+        *("artifacts", "navigated", "reresolved", "watchdog", "dialog", "dialogs_answered"),
+        *("popups", "downloads", "dom_changed", "changes"),
+    }
+)
+# Shown as they are in a listed row, without their key.
+BARE_KEYS = ("name", "id", "ref", "status", "command", "outcome")
+# What a desktop action's result holds (commands/desktop.py DesktopActed).
+DESKTOP_ACT = frozenset({"ref", "transport", "action", "verified", "role", "name", "states"})
+# JavaScript types a JSON value shows by itself (evaluate's `type` then says nothing more).
+JSON_TYPES = frozenset({"string", "number", "boolean", "null", "object", "array"})
 
 
 def render(result: Any, defaults: dict[str, Any] | None = None, now: float | None = None) -> str:
@@ -31,25 +48,31 @@ def render(result: Any, defaults: dict[str, Any] | None = None, now: float | Non
     when a field still holds one; `now`: the clock ages are measured against."""
     clock = time.time() if now is None else now
     if not isinstance(result, dict):  # no command answers so; as JSON, to lose nothing
-        return json.dumps(result, separators=(",", ":"), ensure_ascii=False)
-    text = _text_block(result)
+        return _json(result)
+    text = _text_block(result, clock)
     if text is not None:
         return text
     if "action" in result and "duration_ms" in result:
         return _act(result, clock)
+    if result.keys() >= DESKTOP_ACT:
+        return _desktop_act(result, clock)
+    if isinstance(result.get("before"), dict) and isinstance(result.get("window"), dict):
+        result = dict(result, before=_changed(result["before"], result["window"]))
     shown = _shown(result, defaults or {})
     lines = [_page_header(shown)] if "url" in shown and "tab" in shown else []
     shown = {k: v for k, v in shown.items() if not (lines and k in PAGE_KEYS)}
+    if {"value", "type"} <= result.keys():  # evaluate: the value as JSON says its type
+        shown = _evaluated(shown, result)
     for key, value in shown.items():
         lines.extend(_field(key, value, clock))
     return "\n".join(lines)
 
 
-def _text_block(result: dict[str, Any]) -> str | None:
+def _text_block(result: dict[str, Any], clock: float) -> str | None:
     """A snapshot, a log or a timeline is its own text, under the page's one-line header."""
     for block in TEXT_BLOCKS:
         if isinstance(result.get(block), str):
-            notes = [f"{k}: {_value(result[k], k, time.time())}" for k in NOTES if result.get(k)]
+            notes = [_note(k, result[k], clock) for k in NOTES if result.get(k)]
             if "url" in result:  # a page's text; other texts (a timeline) stand alone
                 notes.insert(0, _page_header(result))
             return "\n".join([*notes, result[block]])
@@ -61,16 +84,33 @@ def _page_header(result: dict[str, Any]) -> str:
 
 
 def _empty(value: Any) -> bool:
-    return value is None or value is False or value in ("", [], {})
+    return value is None or value in ("", [], {})
 
 
 def _shown(result: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """The fields worth a line: not empty, not the model's default."""
-    return {
-        k: v
-        for k, v in result.items()
-        if not _empty(v) and not (k in defaults and defaults[k] == v and k not in PAGE_KEYS)
-    }
+    """The fields worth a line (the page's are kept for the header)."""
+    return {k: v for k, v in result.items() if k in PAGE_KEYS or not _quiet(k, v, result, defaults)}
+
+
+def _quiet(key: str, value: Any, result: dict[str, Any], defaults: dict[str, Any]) -> bool:
+    """Empty, the model's default, or saying nothing here. A flag without a default (a
+    required field) says something either way, so a false one is shown."""
+    return (
+        _empty(value)
+        or (key in defaults and defaults[key] == value)
+        or (key in QUIET_ZEROS and value == 0)
+        or (key == "status" and value == 200)  # a page load that went as expected
+        or (key == "params" and _echoed(value, result))
+        or (key == "id" and value == (result.get("approval") or {}).get("id"))
+    )
+
+
+def _evaluated(shown: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """`value: {"a":1}`: JSON says its own type; another (undefined, node) follows it."""
+    out = {k: v for k, v in shown.items() if k != "type"}
+    value = result["value"] if result.get("truncated") else _json(result["value"])
+    out["value"] = value if result["type"] in JSON_TYPES else f"{value} ({result['type']})"
+    return out
 
 
 # ---------------------------------------------------------------- acts
@@ -79,11 +119,11 @@ def _shown(result: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
 def _act(result: dict[str, Any], clock: float) -> str:
     """`ok click e6 · 204 ms · 1 retry · → URL "Title"` and the changes under it."""
     head = ["ok" if result.get("ok", True) else "failed", str(result["action"])]
-    if result.get("ref"):
-        head.append(str(result["ref"]))
+    ref = result.get("ref")
+    if ref:
+        head.append(str(ref))
     parts = [" ".join(head), f"{result['duration_ms']:.0f} ms"]
-    data = result.get("data") or {}
-    parts.extend(f"{k}={_inline(v)}" for k, v in data.items() if not _empty(v))
+    parts.extend(_act_data(result.get("data") or {}, ref))
     retries = result.get("retries") or 0
     if retries:
         parts.append(f"{retries} {'retry' if retries == 1 else 'retries'}")
@@ -92,9 +132,19 @@ def _act(result: dict[str, Any], clock: float) -> str:
     if result.get("navigated"):
         title = f' "{result["title"]}"' if result.get("title") else ""
         parts.append(f"→ {result.get('url')}{title}")
-    for key in ("watchdog", "dialog", "dialogs_answered", "popups", "downloads", "artifacts"):
-        if not _empty(result.get(key)):
-            parts.append(f"{key.replace('_', ' ')}: {_inline(result[key])}")
+    for item in result.get("watchdog") or []:
+        parts.append("dismissed " + _watchdog(item))
+    if result.get("dialog"):
+        parts.append("dialog open: " + _dialog(result["dialog"]))
+    for answered in result.get("dialogs_answered") or []:
+        parts.append("dialog answered: " + _dialog(answered))
+    if result.get("popups"):
+        parts.append("popups: " + ", ".join(result["popups"]))
+    parts.extend(_download(d) for d in result.get("downloads") or [])
+    if result.get("artifacts"):
+        parts.append("artifacts: " + ", ".join(result["artifacts"]))
+    parts.extend(_note(k, result[k], clock) for k in NOTES if result.get(k))
+    parts.extend(_act_extra(result))
     changes = result.get("changes")
     if changes and changes != NO_CHANGES:
         return " · ".join(parts) + "\n" + str(changes)
@@ -105,38 +155,198 @@ def _act(result: dict[str, Any], clock: float) -> str:
     return " · ".join(parts)
 
 
+def _desktop_act(result: dict[str, Any], clock: float) -> str:
+    """`click d14 push button "Greet" · via atspi · not verified · states: ...`: what acted,
+    whether the tree showed the effect, and the element as read back after."""
+    parts = [
+        f'{result["action"]} {result["ref"]} {result["role"]} "{result["name"]}"',
+        f"via {result['transport']}",
+        "verified" if result["verified"] else "not verified",
+    ]
+    if result.get("value") is not None:
+        parts.append(f"value={_inline(result['value'])}")
+    if result.get("tried"):
+        parts.append("tried: " + "; ".join(result["tried"]))
+    parts.append("states: " + (", ".join(result["states"]) or "none"))
+    parts.extend(_note(k, result[k], clock) for k in NOTES if result.get(k))
+    rest = {k: v for k, v in result.items() if k not in DESKTOP_ACT | {"value", "tried", *NOTES}}
+    parts.extend(f"{k}={_inline(v)}" for k, v in rest.items() if not _empty(v))
+    return " · ".join(parts)
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """What a window was before, in the fields that changed: `x=0, y=0`."""
+    return ", ".join(f"{k}={_inline(v)}" for k, v in before.items() if after.get(k) != v)
+
+
+def _act_data(data: dict[str, Any], ref: Any) -> list[str]:
+    """What the act verified or read back; a value the status line already shows (the
+    ref acted on, labels that are the values selected) is not repeated, and a flag that
+    is off (`submitted`) is an option not taken."""
+    parts = []
+    for key, value in data.items():
+        if _empty(value) or value is False or value == ref:
+            continue
+        if key == "labels" and value == data.get("selected"):
+            continue
+        parts.append(f"{key}={_inline(value)}")
+    return parts
+
+
+def _act_extra(result: dict[str, Any]) -> list[str]:
+    """A command's own fields beyond the act's: scroll's positions, say."""
+    extra = {
+        k: v for k, v in result.items() if k not in ACT_KEYS and k not in NOTES and not _empty(v)
+    }
+    if {"scroller", "before", "after"} <= extra.keys():
+        before, after = extra.pop("before"), extra.pop("after")
+        moved = extra.pop("moved", True)
+        span = f"max {after['max_x']},{after['max_y']}"
+        where = f"{before['x']},{before['y']} → " if moved else "did not move: at "
+        return [f"{extra.pop('scroller')} {where}{after['x']},{after['y']} ({span})"] + [
+            f"{k}={_inline(v)}" for k, v in extra.items()
+        ]
+    return [f"{k}={_inline(v)}" for k, v in extra.items()]
+
+
+def _watchdog(item: dict[str, Any]) -> str:
+    """`cookie-consent (vanilla-cookieconsent): clicked "Accept all"`."""
+    text = str(item.get("kind") or "?")
+    if item.get("name"):
+        text += f" ({item['name']})"
+    if item.get("action"):
+        text += f": {item['action']}"
+    if item.get("label"):
+        text += f' "{item["label"]}"'
+    rest = {k: v for k, v in item.items() if k not in ("kind", "name", "action", "label")}
+    return text + "".join(f" {k}={_inline(v)}" for k, v in rest.items() if not _empty(v))
+
+
+def _dialog(dialog: dict[str, Any]) -> str:
+    """`confirm "Delete everything?"`, a prompt's default, and its answer once given. Who
+    answered (`by`) and `open` follow from where it is shown."""
+    text = f'{dialog.get("type")} "{dialog.get("message", "")}"'
+    if dialog.get("default") is not None:
+        text += f' (default "{dialog["default"]}")'
+    if dialog.get("answer"):
+        text += f" {dialog['answer']}"
+    return text
+
+
+def _download(download: dict[str, Any]) -> str:
+    """`downloaded PATH (25 bytes)`; the site's name for it only when the path lacks it."""
+    name, path = str(download.get("filename") or ""), download.get("path")
+    if not path:
+        return f"download {name or download.get('url')} failed: {download.get('error')}"
+    named = "" if str(path).endswith(name) else f" as {name}"
+    return f"downloaded {path}{named} ({download.get('bytes')} bytes)"
+
+
+def _note(key: str, value: Any, clock: float) -> str:
+    """What happened to the session before the command ran: `approval a1b2c3 (waited
+    600 ms)`, `restored from the checkpoint of 3 min ago: t1 URL; lost: ...`."""
+    if not isinstance(value, dict):
+        return f"{key}: {_value(value, key, clock)}"
+    if key == "approval":
+        return f"approval {value.get('id')} (waited {value.get('waited_ms') or 0:.0f} ms)"
+    text = key + (f" ({value['reason']})" if value.get("reason") else "")
+    at = value.get("checkpoint", value.get("from"))
+    if isinstance(at, int | float):
+        text += f" from the checkpoint of {when(float(at), clock)}"
+    tabs = value.get("tabs", value.get("restored")) or []
+    text += ": " + (", ".join(map(str, tabs)) or "no tabs")
+    if value.get("lost"):
+        text += "; lost: " + "; ".join(map(str, value["lost"]))
+    return text
+
+
+def _echoed(params: Any, item: dict[str, Any]) -> bool:
+    """Params whose every value another field of the item already shows (an approval's
+    `ref` in its target, its `reason`)."""
+    if not isinstance(params, dict) or not params:
+        return False
+    text = " ".join(v for k, v in item.items() if k != "params" and isinstance(v, str))
+    return all(isinstance(v, str) and v in text for v in params.values())
+
+
 # ---------------------------------------------------------------- fields
 
 
 def _field(key: str, value: Any, clock: float) -> list[str]:
     """One field as `key: value`, or a list of rows under `key:`."""
+    if key in NOTES:
+        return [_note(key, value, clock)]
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return [f"{key}:"] + ["  " + _row(item, clock) for item in value]
-    return [f"{key}: {_value(value, key, clock)}"]
+    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        return [f"{key}:"] + ["  " + _row({"name": k, **v}, clock) for k, v in value.items()]
+    label, shown = _labelled(key, value, clock)
+    return [f"{label}: {shown}"]
+
+
+def _labelled(key: str, value: Any, clock: float) -> tuple[str, str]:
+    """A key and its value as shown: `created_at` as `created` with an age, `uptime_s` as
+    `uptime` with `s`, `waited_ms` as `waited` with `ms`."""
+    if _is_epoch(key, value):
+        return key.removesuffix("_at"), when(float(value), clock)
+    for suffix, unit in (("_ms", "ms"), ("_s", "s")):
+        if key.endswith(suffix) and isinstance(value, int | float) and not isinstance(value, bool):
+            return key.removesuffix(suffix), f"{value:.0f} {unit}"
+    return key, _value(value, key, clock)
 
 
 def _row(item: dict[str, Any], clock: float) -> str:
-    """A listed item on one line: its name-like fields bare, the rest as key=value."""
+    """A listed item on one line: its name-like fields bare, a true flag as its name (a
+    false one left out), a box as `x,y WxH`, the rest as key=value."""
     if "tab" not in item and {"id", "url", "current"} <= item.keys():  # a tab
         mark = "*" if item["current"] else " "
         return f"{mark}{item['id']} {item.get('title') or '-'} · {item['url']}"
+    item = _boxed(item)
     bits: list[str] = []
     for key, value in item.items():
-        if _empty(value):
+        if _empty(value) or value is False:
             continue
         if key == "tabs" and isinstance(value, list):
             bits.append(_tabs_brief(value))
-        elif key in ("name", "id", "status"):
+        elif key in BARE_KEYS or key == "box":
             bits.append(str(value))
+        elif value is True:
+            bits.append(key)
         elif key == "health" and isinstance(value, dict):
             bits.extend(_health(value))
         elif key == "last_action" and isinstance(value, dict):
             bits.append(f"last {_value(value, key, clock)}")
-        elif _is_epoch(key, value):
-            bits.append(f"{key.removesuffix('_at')} {when(float(value), clock)}")
+        elif key == "params" and isinstance(value, dict):
+            if not _echoed(value, item):
+                bits.append(f"params {_inline(value)}")
+        elif key == "instance" and str(value).lower() == str(item.get("wm_class")).lower():
+            continue  # an X window's class says it again, capitalised
+        elif isinstance(value, dict) and _flat(value):
+            bits.append(_row(value, clock))  # its fields, as the item's (a transport's detail)
         else:
-            bits.append(f"{key}={_value(value, key, clock)}")
+            label, shown = _labelled(key, value, clock)
+            bits.append(f"{label} {shown}" if _is_epoch(key, value) else f"{label}={shown}")
     return "  ".join(bits)
+
+
+def _flat(value: dict[str, Any]) -> bool:
+    """No list or object inside, once empty ones are left out."""
+    return not any(isinstance(v, dict | list) and v for v in value.values())
+
+
+def _boxed(item: dict[str, Any]) -> dict[str, Any]:
+    """An item's x, y, width and height as one `box`: `0,252 600x208`."""
+    keys = ("x", "y", "width", "height")
+    if not all(isinstance(item.get(k), int | float) for k in keys):
+        return item
+    box = f"{item['x']},{item['y']} {item['width']}x{item['height']}"
+    out: dict[str, Any] = {}
+    for key, value in item.items():
+        if key == "x":
+            out["box"] = box
+        elif key not in keys:
+            out[key] = value
+    return out
 
 
 def _health(health: dict[str, Any]) -> list[str]:
@@ -161,12 +371,22 @@ def _tabs_brief(tabs: list[Any]) -> str:
 def _value(value: Any, key: str, clock: float) -> str:
     if _is_epoch(key, value):
         return when(float(value), clock)
+    if isinstance(value, bool):
+        return str(value).lower()
     if isinstance(value, dict):
         if {"command", "ok", "at"} <= value.keys():  # a session's last action
             outcome = "ok" if value["ok"] else value.get("error_code") or "failed"
             return f"{value['command']} {outcome} {when(float(value['at']), clock)}"
-        return " ".join(f"{k}={_value(v, k, clock)}" for k, v in value.items() if not _empty(v))
+        if {"type", "message"} <= value.keys():  # a dialog
+            return _dialog(value)
+        if value.keys() == {"width", "height"}:
+            return f"{value['width']}x{value['height']}"
+        if any(isinstance(v, dict | list) for v in value.values()):  # a document: as JSON
+            return _json(value)
+        return _row(value, clock)
     if isinstance(value, list):
+        if any(isinstance(v, dict | list) for v in value):
+            return _json(value)
         return ", ".join(_value(v, key, clock) for v in value)
     if isinstance(value, float):
         return f"{value:g}"
@@ -174,14 +394,26 @@ def _value(value: Any, key: str, clock: float) -> str:
 
 
 def _inline(value: Any) -> str:
-    """A value inside a status line: strings quoted, lists and objects compact."""
+    """A value inside a status line: bare when one word, else quoted; lists and objects
+    compact."""
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return ", ".join(value)
-    if isinstance(value, list | dict):
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return str(value).lower() if isinstance(value, bool) else str(value)
+        plain = value and not any(c.isspace() for c in value) and "·" not in value
+        quoted = len(value) > 1 and value[0] == value[-1] and value[0] in "'\""
+        return value if plain or quoted else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        numbers = all(isinstance(v, int | float) for v in value)
+        return ("," if numbers else ", ").join(_inline(v) for v in value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_inline(v)}" for k, v in value.items()) + "}"
+    return "null" if value is None else str(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _is_epoch(key: str, value: Any) -> bool:

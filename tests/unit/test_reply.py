@@ -1,0 +1,250 @@
+"""reply.render(): the short text of a result. The golden files of
+tests/integration/test_replies.py show every command's; these pin the rules."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from steadyhand.fronts.reply import render, when
+
+NOW = 1_800_000_000.0
+PAGE = {"tab": "t1", "url": "http://x/a", "title": "A"}
+ACT_DEFAULTS: dict[str, Any] = {
+    "ok": True,
+    "ref": None,
+    "data": {},
+    "retries": 0,
+    "duration_ms": 0.0,
+    "artifacts": [],
+    "navigated": False,
+    "reresolved": {},
+    "watchdog": [],
+    "dialog": None,
+    "dialogs_answered": [],
+    "popups": [],
+    "downloads": [],
+    "dom_changed": None,
+    "changes": None,
+}
+
+
+def act(**fields: Any) -> dict[str, Any]:
+    """An act's result as the daemon sends it: every field, mostly at its default."""
+    return PAGE | ACT_DEFAULTS | {"action": "click", "ref": "e6", "duration_ms": 204.4} | fields
+
+
+def reply(result: Any, defaults: dict[str, Any] | None = None) -> str:
+    return render(result, defaults, now=NOW)
+
+
+# ---------------------------------------------------------------- fields
+
+
+def test_empty_and_default_fields_are_left_out() -> None:
+    result: dict[str, Any] = {
+        "name": "shop",
+        "note": None,
+        "tags": [],
+        "extra": {},
+        "path": "",
+        "kept": 3,
+    }
+    assert reply(result) == "name: shop\nkept: 3"
+    defaults = {"truncated": False, "offset": 0, "status": None}
+    assert reply({"rows": 2, "truncated": False, "offset": 0}, defaults) == "rows: 2"
+    assert reply({"rows": 2, "offset": 40}, defaults) == "rows: 2\noffset: 40"
+
+
+def test_a_flag_is_shown_when_it_differs_from_its_default_or_has_none() -> None:
+    # `navigated` defaults to true on a page load: false (history ran out) is news.
+    stuck = PAGE | {"status": 200, "navigated": False}
+    assert (
+        reply(stuck, {"navigated": True, "status": None})
+        == "# t1 · A · http://x/a\nnavigated: false"
+    )
+    # A required flag (no default) says something either way.
+    assert reply({"browser_running": False, "headless": True}) == (
+        "browser_running: false\nheadless: true"
+    )
+
+
+def test_a_page_is_one_header_line_and_a_normal_load_says_nothing_more() -> None:
+    assert reply(PAGE | {"status": 200, "navigated": True}, {"navigated": True}) == (
+        "# t1 · A · http://x/a"
+    )
+    assert reply(PAGE | {"status": 404}) == "# t1 · A · http://x/a\nstatus: 404"
+
+
+def test_counts_that_only_say_nothing_went_wrong_are_left_out_at_zero() -> None:
+    assert reply({"actions": 6, "failed": 0, "images_inlined": 0}) == "actions: 6"
+    assert reply({"actions": 6, "failed": 1}) == "actions: 6\nfailed: 1"
+
+
+def test_epochs_are_ages_or_local_times_and_units_join_their_numbers() -> None:
+    assert reply({"created_at": NOW - 5}) == "created: 5 s ago"
+    assert reply({"checkpoint_at": NOW - 180, "since": NOW - 7200}) == (
+        "checkpoint: 3 min ago\nsince: 2 h ago"
+    )
+    old = NOW - 3 * 86400
+    assert reply({"created_at": old}) == "created: " + time.strftime(
+        "%Y-%m-%d %H:%M", time.localtime(old)
+    )
+    assert when(NOW - 59.4, NOW) == "59 s ago"
+    assert reply({"last_seq": 27, "uptime_s": 2.738, "waited_ms": 143.2}) == (
+        "last_seq: 27\nuptime: 3 s\nwaited: 143 ms"
+    )
+
+
+def test_listed_items_are_rows_with_ages_bare_names_and_flags() -> None:
+    sessions = {
+        "sessions": [
+            {
+                "name": "shop",
+                "status": "active",
+                "profile": None,
+                "tabs": [{"id": "t1", "url": "http://x/a", "title": "A", "current": True}],
+                "created_at": NOW - 12,
+                "last_action": {
+                    "command": "click",
+                    "ok": False,
+                    "error_code": "timeout",
+                    "at": NOW,
+                },
+                "checkpoint_at": None,
+                "health": {"status": "ok", "failures": 0},
+            }
+        ],
+        "live": 1,
+    }
+    assert reply(sessions) == (
+        "sessions:\n"
+        "  shop  active  1 tab (t1 http://x/a)  created 12 s ago  last click timeout 0 s ago\n"
+        "live: 1"
+    )
+    window = {"id": "0x1", "title": "Form", "x": 0, "y": 5, "width": 600, "height": 400}
+    window |= {"mapped": True, "focused": False, "instance": "form", "wm_class": "Form"}
+    assert reply({"windows": [window]}) == (
+        "windows:\n  0x1  title=Form  0,5 600x400  mapped  wm_class=Form"
+    ), "a false flag left out, and the instance its class repeats"
+    tabs = [{"id": "t1", "url": "u1", "title": "", "current": False}]
+    tabs.append({"id": "t2", "url": "u2", "title": "B", "current": True})
+    assert reply({"tabs": tabs}) == "tabs:\n   t1 - · u1\n  *t2 B · u2"
+
+
+def test_nested_values_are_compact_and_documents_stay_json() -> None:
+    assert reply({"viewport": {"width": 800, "height": 600}}) == "viewport: 800x600"
+    latency = {"click": {"count": 3, "p50_ms": 540.9}}
+    assert reply({"latency": latency}) == "latency:\n  click  count=3  p50=541 ms"
+    state = {"cookies": [], "origins": [{"origin": "http://x"}]}
+    assert reply({"state": state}) == 'state: {"cookies":[],"origins":[{"origin":"http://x"}]}'
+
+
+def test_params_an_approval_already_shows_are_not_repeated() -> None:
+    row = {"id": "a1", "status": "pending", "command": "click", "target": 'e1 (button "Pay")'}
+    shown = reply({"approvals": [row | {"params": {"ref": "e1"}}]})
+    assert shown == 'approvals:\n  a1  pending  click  target=e1 (button "Pay")'
+    uploads = reply({"approvals": [row | {"params": {"ref": "e1", "files": ["cv.txt"]}}]})
+    assert uploads.endswith("params {ref: e1, files: cv.txt}")
+
+
+def test_evaluate_shows_the_value_as_json_and_only_an_unusual_type() -> None:
+    evaluated = PAGE | {"value": "Form", "type": "string", "truncated": False}
+    assert reply(evaluated, {"truncated": False}) == '# t1 · A · http://x/a\nvalue: "Form"'
+    cut = PAGE | {"value": '{"a": "lo', "type": "object", "truncated": True}
+    assert reply(cut, {"truncated": False}).endswith('\nvalue: {"a": "lo\ntruncated: true')
+    assert reply(PAGE | {"value": {"a": [1]}, "type": "object"}).endswith('\nvalue: {"a":[1]}')
+    assert reply(PAGE | {"value": None, "type": "undefined"}).endswith("\nvalue: null (undefined)")
+
+
+def test_a_text_block_stands_under_the_page_header_with_what_happened_first() -> None:
+    restored = {"checkpoint": NOW - 120, "tabs": ["t1 http://x/a"], "lost": ["t2: gone"]}
+    shot = PAGE | {"snapshot": "- button [ref=e1]", "refs": 1, "restored": restored}
+    assert reply(shot) == (
+        "# t1 · A · http://x/a\n"
+        "restored from the checkpoint of 2 min ago: t1 http://x/a; lost: t2: gone\n"
+        "- button [ref=e1]"
+    )
+    assert reply({"session": "s", "text": "session s · 3 actions"}) == "session s · 3 actions"
+
+
+def test_a_windows_before_shows_only_what_changed() -> None:
+    before = {"id": "0x1", "x": 0, "y": 0, "width": 600, "height": 400, "focused": False}
+    after = before | {"x": 10, "y": 20, "focused": True}
+    moved = reply({"id": "0x1", "action": "move", "before": before, "window": after})
+    assert "before: x=0, y=0, focused=false\nwindow: 0x1  10,20 600x400  focused" in moved
+
+
+# ---------------------------------------------------------------- acts
+
+
+def test_an_act_is_one_status_line_then_its_changes() -> None:
+    assert reply(act(changes="# no changes since the last snapshot")) == (
+        "ok click e6 · 204 ms · no change"
+    )
+    assert reply(act(changes="~ paragraph: 1   (was: 0)")) == (
+        "ok click e6 · 204 ms\n~ paragraph: 1   (was: 0)"
+    )
+    assert reply(act(dom_changed=True, changes="# no changes since the last snapshot")) == (
+        "ok click e6 · 204 ms · DOM changed, nothing shown did"
+    )
+    assert reply(act()) == "ok click e6 · 204 ms", "--no-changes: nothing said about them"
+
+
+def test_an_acts_status_line_names_each_thing_it_caused() -> None:
+    assert reply(act(retries=1)) == "ok click e6 · 204 ms · 1 retry"
+    assert reply(act(retries=2, reresolved={"e6": "e9"})) == (
+        "ok click e6 · 204 ms · 2 retries · e6 re-resolved as e9"
+    )
+    went = act(navigated=True, url="http://x/b", title="B")
+    assert reply(went) == 'ok click e6 · 204 ms · → http://x/b "B"'
+    assert reply(act(popups=["t3"])) == "ok click e6 · 204 ms · popups: t3"
+    confirm = {"type": "confirm", "message": "Sure?", "open": True}
+    assert reply(act(dialog=confirm)) == 'ok click e6 · 204 ms · dialog open: confirm "Sure?"'
+    prompt = {"type": "prompt", "message": "Name?", "open": True, "default": "anon"}
+    assert reply(act(dialog=prompt)).endswith('dialog open: prompt "Name?" (default "anon")')
+    answered = {"type": "alert", "message": "Hi", "answer": "accepted", "by": "policy"}
+    assert reply(act(dialogs_answered=[answered])).endswith('dialog answered: alert "Hi" accepted')
+    saved = {"filename": "r.csv", "url": "http://x/r.csv", "path": "/d/1-r.csv", "bytes": 25}
+    assert reply(act(downloads=[saved])).endswith("downloaded /d/1-r.csv (25 bytes)")
+    renamed = saved | {"path": "/d/report"}
+    assert reply(act(downloads=[renamed])).endswith("downloaded /d/report as r.csv (25 bytes)")
+    failed = {"filename": "r.csv", "url": "http://x/r.csv", "error": "canceled"}
+    assert reply(act(downloads=[failed])).endswith("download r.csv failed: canceled")
+    banner = {"kind": "cookie-consent", "name": "lib", "action": "clicked", "label": "OK"}
+    assert reply(act(watchdog=[banner])).endswith('dismissed cookie-consent (lib): clicked "OK"')
+    approved = reply(act(approval={"id": "a1b2c3", "waited_ms": 600.2}))
+    assert approved == "ok click e6 · 204 ms · approval a1b2c3 (waited 600 ms)"
+
+
+def test_an_acts_data_is_shown_once_and_without_options_not_taken() -> None:
+    typed = act(action="type", data={"submitted": False, "value": "Ada Lovelace"})
+    assert reply(typed) == 'ok type e6 · 204 ms · value="Ada Lovelace"'
+    chose = act(action="select", data={"selected": ["Cheese"], "labels": ["Cheese"]})
+    assert reply(chose) == "ok select e6 · 204 ms · selected=Cheese"
+    dragged = act(action="drag", data={"source": "e6", "target": "e7", "dropped_at": [3.0, 4.5]})
+    assert reply(dragged) == "ok drag e6 · 204 ms · target=e7 · dropped_at=3,4.5"
+    reformatted = act(action="type", data={"reformatted": {"typed": "'5'", "value": "'(5)'"}})
+    assert reply(reformatted).endswith("reformatted={typed: '5', value: '(5)'}")
+
+
+def test_a_scroll_says_where_it_went_or_that_it_could_not() -> None:
+    start, end = {"x": 0, "y": 0, "max_x": 0, "max_y": 900}, {"x": 0, "y": 900, "max_x": 0}
+    scrolled = act(action="scroll", ref=None, scroller="window", before=start, moved=True)
+    assert reply(scrolled | {"after": end | {"max_y": 900}}) == (
+        "ok scroll · 204 ms · window 0,0 → 0,900 (max 0,900)"
+    )
+    stuck = scrolled | {"before": end | {"max_y": 900}, "after": end | {"max_y": 900}}
+    assert reply(stuck | {"moved": False}).endswith("window did not move: at 0,900 (max 0,900)")
+
+
+def test_a_desktop_action_is_one_line_too() -> None:
+    done = {"ref": "d14", "transport": "xinput", "action": "drag", "verified": False}
+    done |= {"tried": ["atspi: skipped"], "role": "panel", "name": "Pad", "states": ["visible"]}
+    assert reply(done | {"value": None}) == (
+        'drag d14 panel "Pad" · via xinput · not verified · tried: atspi: skipped · states: visible'
+    )
+
+
+def test_a_value_that_is_not_an_object_is_json() -> None:
+    assert reply([1, "a"]) == '[1,"a"]'
