@@ -133,20 +133,28 @@ class Call:
         """The param at this path proved not secret (e.g. not typed into a password field)."""
         self.redactions.discard(path)
 
+    async def restore_suspended(self) -> bool:
+        """Restore the command's session if a stopped daemon left it suspended (unless the
+        setting `restore_sessions` is `never`); whether this command restored it."""
+        if self.runtime.settings.restore_sessions == "never":
+            return False
+        report = await self.engine.restore_on_use(self.session_name)
+        if report is None:
+            return False
+        self.outcome["restored"] = {
+            "checkpoint": report["from"],
+            "tabs": report["restored"],
+            "lost": report["lost"],
+        }
+        return True
+
     async def session(self, create: bool = False, profile: str | None = None) -> Session:
         """The command's session; a recovery it went through since is reported once.
 
         A suspended session (a stopped daemon left it) is restored first, unless the
         setting `restore_sessions` is `never`; the command reports it as `restored`.
         """
-        if self.runtime.settings.restore_sessions != "never":
-            report = await self.engine.restore_on_use(self.session_name)
-            if report is not None:
-                self.outcome["restored"] = {
-                    "checkpoint": report["from"],
-                    "tabs": report["restored"],
-                    "lost": report["lost"],
-                }
+        await self.restore_suspended()
         session = await self.engine.session(self.session_name, create=create, profile=profile)
         self.session_used = session
         if session.recovered is not None:

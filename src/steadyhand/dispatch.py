@@ -85,12 +85,7 @@ async def execute(
             request_id=request_id,
             progress=progress,
         )
-        if command.needs_session and not command.creates_session:
-            await call.session()  # unknown_session (or the restore) before anything else
-        if await gate(call, command.name, params, raw):
-            # The wait for a person is not the command's: its deadline starts once approved.
-            call.started = time.monotonic()
-            call.deadline = call.started + timeout_ms / 1000
+        await _before_run(call, command, params, raw, timeout_ms)
         try:
             result = await asyncio.wait_for(
                 _run_with_evidence(runtime, command, call, params), timeout_ms / 1000
@@ -148,6 +143,24 @@ def _command(method: str) -> Command:
             + ", ".join(sorted(COMMANDS)),
         )
     return command
+
+
+async def _before_run(
+    call: Call, command: Command, params: Any, raw: dict[str, Any], timeout_ms: float
+) -> None:
+    """The session's restore, `unknown_session` and the approval gate, before the command.
+
+    Restoring a suspended session and a person's approval are waits that are not the
+    command's: its deadline starts after them.
+    """
+    restored = (command.needs_session or command.creates_session) and (
+        await call.restore_suspended()
+    )
+    if command.needs_session and not command.creates_session:
+        await call.session()  # unknown_session before anything else
+    if await gate(call, command.name, params, raw) or restored:
+        call.started = time.monotonic()
+        call.deadline = call.started + timeout_ms / 1000
 
 
 async def _record_refusal(
