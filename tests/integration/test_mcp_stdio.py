@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,9 +75,8 @@ def test_the_second_start_answers_from_the_cache(fresh_daemon: Daemon) -> None:
     assert second[4]["result"]["isError"] is False
 
 
-def test_an_outdated_reply_is_put_right_for_the_next_start(daemon: Daemon, tmp_path: Path) -> None:
-    state_dir = tmp_path / "state"
-    env = dict(daemon.env, STEADYHAND_STATE_DIR=str(state_dir))
+def test_an_outdated_reply_is_put_right_for_the_next_start(fresh_daemon: Daemon) -> None:
+    state_dir, env = fresh_daemon.settings.state_dir, fresh_daemon.env
     truth, _ = session(env)
     cache = state_dir / CACHE_NAME
     saved = json.loads(cache.read_text())
