@@ -64,6 +64,13 @@ EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failur
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
+EXPECTED_POPUP_S = 3.0  # a link that opens another tab: how long its tab may take to appear
+# Whether a clicked element is (in) a link that opens its page in another tab or window.
+OPENS_TAB_JS = """e => {
+  const link = e.closest && e.closest('a[href], area[href]');
+  const target = ((link && link.target) || '').toLowerCase();
+  return !!link && !['', '_self', '_parent', '_top'].includes(target);
+}"""
 
 
 class ActOptions(Protocol):
@@ -108,6 +115,7 @@ class Act:
         self._read_after = False  # the page model was read after the action (its counter too)
         self._title_read = False  # ... and its title with it
         self.click_timed_out = False  # a click try timed out: the click may land late
+        self.clicked: ElementHandle | None = None  # what the last click try clicked
         self._left_mid_action = False  # a target was detached while a try used it
 
     @property
@@ -289,7 +297,10 @@ class Act:
         done.dialog = events.dialog_info()
         done.dialogs_answered = events.answered_since(self._mark)
         session = await self.call.session()
-        done.popups = [session.adopt(p).id for p in events.popups_since(self._mark)]
+        popups = events.popups_since(self._mark)
+        if not popups and await self._opens_tab():
+            popups = await events.popup_after(self._mark, min(EXPECTED_POPUP_S, self._left_s()))
+        done.popups = [session.adopt(p).id for p in popups]
         done.downloads = await events.downloads_since(
             self._mark,
             min(10.0, self.call.remaining_ms() / 1000),
@@ -304,6 +315,18 @@ class Act:
         done.retries = self.retries
         done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
         return done
+
+    def _left_s(self) -> float:
+        return max(0.0, self.call.remaining_ms() - EVIDENCE_MARGIN_MS) / 1000
+
+    async def _opens_tab(self) -> bool:
+        """The click was on a link that opens its page in another tab or window."""
+        if self.clicked is None or self.tab.page.url != self._url_before:
+            return False
+        try:
+            return bool(await self.clicked.evaluate(OPENS_TAB_JS))
+        except PlaywrightError:  # the element went: the page changed, no popup to wait for
+            return False
 
     def _may_download(self, ref: str | None) -> bool:
         """The action clicked a `download` link, or a page load it sent ended without a

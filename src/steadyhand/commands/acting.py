@@ -157,6 +157,7 @@ async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
 
     async def click(ms: float) -> None:
         url = act.tab.page.url
+        act.clicked = aim.handle
         try:
             await aim.handle.click(timeout=ms, **options)
         except PlaywrightError as exc:  # a PlaywrightTimeout too

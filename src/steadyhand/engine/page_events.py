@@ -50,6 +50,7 @@ class PageEvents:
     parked: set[asyncio.Task[Any]] = field(default_factory=set)
     dialog_opened: asyncio.Event = field(default_factory=asyncio.Event)
     _download_seen: asyncio.Event = field(default_factory=asyncio.Event)
+    _popup_seen: asyncio.Event = field(default_factory=asyncio.Event)
 
     def attach(self) -> None:
         self.page.on("dialog", self._on_dialog)
@@ -58,6 +59,7 @@ class PageEvents:
 
     def _on_popup(self, page: Page) -> None:
         self.popups.append(page)
+        self._popup_seen.set()
 
     # ------------------------------------------------------------------ dialogs
 
@@ -151,6 +153,20 @@ class PageEvents:
 
     def popups_since(self, mark: Mark) -> list[Page]:
         return self.popups[mark.popups :]
+
+    async def popup_after(self, mark: Mark, timeout_s: float) -> list[Page]:
+        """The popups since `mark`, waiting up to `timeout_s` for one: Playwright announces
+        a new tab only once it is set up, which can be after the click that opened it
+        has returned (the first popup of a browser needs a new renderer process)."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.popups) <= mark.popups:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._popup_seen.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._popup_seen.wait(), left)
+        return self.popups_since(mark)
 
     async def downloads_since(
         self, mark: Mark, timeout_s: float, expect: bool = False
