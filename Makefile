@@ -30,9 +30,11 @@ compile: $(STAMP) $(LAUNCHER)
 demo: $(STAMP) chromium compile
 	$(PY) -m steadyhand.demo
 
+# Two workers (pytest-xdist): tests mostly wait on Chromium, so two overlap well on two
+# cores; a module's tests that share its daemon stay on one worker (tests/conftest.py).
 test: $(STAMP) chromium compile
 	@scripts/ensure-desktop
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests bench

@@ -25,6 +25,25 @@ from tests import desktop_env
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site"
 WHOLE_SNAPSHOT = 10_000_000  # a max_chars that never cuts
+SHARED_SCOPES = ("module", "class", "package")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """For parallel runs (`make test`: pytest-xdist with --dist loadgroup): the tests of a
+    module that share a module-scoped fixture (its daemon, a server, a desktop app) form one
+    group, run by one worker, so the fixture is built once; every other test is handed out
+    on its own to whichever worker is free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or not isinstance(item, pytest.Function):
+            continue
+        shared = any(
+            defs and defs[-1].scope in SHARED_SCOPES
+            for name, defs in info.name2fixturedefs.items()
+            if name in item.fixturenames
+        )
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(scope="session")
