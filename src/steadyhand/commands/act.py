@@ -65,6 +65,7 @@ REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
 EXPECTED_POPUP_S = 3.0  # a link that opens another tab: how long its tab may take to appear
+OPENS_TAB_S = 1.0  # asking the clicked element whether it opens a tab
 # Whether a clicked element is (in) a link that opens its page in another tab or window.
 OPENS_TAB_JS = """e => {
   const link = e.closest && e.closest('a[href], area[href]');
@@ -323,10 +324,13 @@ class Act:
         """The click was on a link that opens its page in another tab or window."""
         if self.clicked is None or self.tab.page.url != self._url_before:
             return False
+        if self.stopped_by_dialog or self.tab.events.pending is not None:
+            return False  # a page stopped by a dialog answers nothing until it is answered
         try:
-            return bool(await self.clicked.evaluate(OPENS_TAB_JS))
-        except PlaywrightError:  # the element went: the page changed, no popup to wait for
+            opens = await asyncio.wait_for(self.clicked.evaluate(OPENS_TAB_JS), OPENS_TAB_S)
+        except (PlaywrightError, TimeoutError):  # gone (the page changed) or busy: no wait
             return False
+        return bool(opens)
 
     def _may_download(self, ref: str | None) -> bool:
         """The action clicked a `download` link, or a page load it sent ended without a
