@@ -65,7 +65,7 @@ REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
 EXPECTED_POPUP_S = 3.0  # a link that opens another tab: how long its tab may take to appear
-OPENS_TAB_S = 1.0  # asking the clicked element whether it opens a tab
+OPENS_TAB_S = 2.0  # asking the clicked element whether it opens a tab
 # Whether a clicked element is (in) a link that opens its page in another tab or window.
 OPENS_TAB_JS = """e => {
   const link = e.closest && e.closest('a[href], area[href]');
@@ -109,6 +109,7 @@ class Act:
         self._tab: Tab | None = None
         self._url_before = ""
         self._mark: Mark | None = None
+        self._pages_before: set[Any] = set()  # the context's pages when the action began
         self._ready = False
         self._counting = False
         self._mutations_before = 0
@@ -132,6 +133,7 @@ class Act:
         self._tab = await self.call.tab(self.params.tab)
         self._url_before = self.tab.page.url
         self._mark = self.tab.events.mark()
+        self._pages_before = set(self.tab.page.context.pages)
         self.try_ms = self.call.remaining_ms()
         return self
 
@@ -301,6 +303,10 @@ class Act:
         popups = events.popups_since(self._mark)
         if not popups and await self._opens_tab():
             popups = await events.popup_after(self._mark, min(EXPECTED_POPUP_S, self._left_s()))
+            # A page its opener did not announce (a noopener link): the context has it.
+            popups = popups or [
+                p for p in self.tab.page.context.pages if p not in self._pages_before
+            ]
         done.popups = [session.adopt(p).id for p in popups]
         done.downloads = await events.downloads_since(
             self._mark,
