@@ -64,7 +64,7 @@ EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failur
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
-EXPECTED_POPUP_S = 3.0  # a link that opens another tab: how long its tab may take to appear
+EXPECTED_POPUP_S = 5.0  # a link that opens another tab: how long its tab may take to appear
 OPENS_TAB_S = 2.0  # asking the clicked element whether it opens a tab
 # Whether a clicked element is (in) a link that opens its page in another tab or window.
 OPENS_TAB_JS = """e => {

@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.async_api import Playwright
 
-from steadyhand.desktop import see, windows, xinput
+from steadyhand.desktop import procs, see, windows, xinput
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router
@@ -290,7 +290,10 @@ class Desktop:
             # libatspi gives up on a hung application with an empty answer, as it answers
             # for a gone object: only the wait tells them apart.
             raise timed_out(f"the application of {ref} does not answer")
-        if not role or role == "invalid":
+        # libatspi answers a gone application's cached role for a while: its process
+        # having ended settles it.
+        ended = node.facts.pid > 0 and not procs.alive(node.facts.pid)
+        if not role or role == "invalid" or ended:
             raise self.refs.forget(ref)
         return node, read(node.obj, node.facts.pid)
 

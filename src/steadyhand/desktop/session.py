@@ -175,7 +175,12 @@ class DesktopSession:
 
     def close(self) -> None:
         """Stop every process the session started, and remove its directory."""
-        left = procs.stop(self._groups, self.mark)
+        # A group whose leader this session already reaped may be gone, its number taken by
+        # another program's group since (pids wrap around in minutes on a busy machine): only
+        # groups whose leader is not reaped yet (running, or a zombie holding the number) are
+        # stopped whole. What else is left of the session still carries its mark.
+        unreaped = {process.pid for process in self._children if process.returncode is None}
+        left = procs.stop([pgid for pgid in self._groups if pgid in unreaped], self.mark)
         for process in self._children:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(1.0)  # reap: each one was stopped above
