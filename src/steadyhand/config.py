@@ -116,6 +116,16 @@ _KINDS = {
     "http_port": "int",
     "http_allow_remote": "bool",
     "http_max_body_bytes": "int",
+    "allow_file_urls": "bool",
+    "block_link_local": "bool",
+    "block_private": "bool",
+    "allowed_hosts": "str",
+    "blocked_hosts": "str",
+    "file_roots": "str",
+    "cli_cwd_files": "bool",
+    "secrets_file": "str",
+    "secrets_env_prefix": "str",
+    "approver_token": "bool",
     "approval_names": "str",
     "approval_domains": "str",
     "approval_uploads": "bool",
@@ -193,6 +203,32 @@ def _defaults() -> dict[str, Any]:
         "http_port": 8787,
         "http_allow_remote": False,
         "http_max_body_bytes": 1 << 20,
+        # Navigation policy, enforced on every document a page loads (top level, redirects,
+        # popups, iframes), the host's DNS answers included: file: URLs are refused unless
+        # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16,
+        # fe80::/10, fd00:ec2::254, metadata.google.internal ...) unless block_link_local is
+        # off; private ranges (RFC 1918, loopback, fc00::/7, 100.64.0.0/10) when
+        # block_private. allowed_hosts (comma-separated, subdomains included; "" = any) and
+        # blocked_hosts narrow it further. A session may tighten it, never loosen it.
+        # The rules: steadyhand/engine/nav_policy.py.
+        "allow_file_urls": False,
+        "block_link_local": True,
+        "block_private": False,
+        "allowed_hosts": "",
+        "blocked_hosts": "",
+        # Files commands write (screenshot, pdf, trace, report, downloads) or read (upload)
+        # must resolve, symlinks followed, under the state dir's artifacts and uploads, the
+        # upload_dirs and downloads_dir, or file_roots (os.pathsep-separated); a CLI call
+        # may also use its working directory when cli_cwd_files.
+        "file_roots": "",
+        "cli_cwd_files": True,
+        # Secrets by name, typed in the daemon and never shown: a TOML file (mode 0600;
+        # "" = state_dir/secrets.toml) and environment variables with secrets_env_prefix.
+        "secrets_file": "",
+        "secrets_env_prefix": "STEADYHAND_SECRET_",
+        # Approvals need the approver: over HTTP the approver token (approver.token in the
+        # state dir, apart from http.token), over the socket the socket's owner; never MCP.
+        "approver_token": False,
         # Approval gate (nothing is gated by default): a click, download, check, uncheck,
         # select or press on an element whose accessible name matches approval_names (a
         # case-insensitive regex, e.g. "pay|buy|place order|delete|confirm|submit
@@ -274,6 +310,16 @@ class Settings:
     http_port: int
     http_allow_remote: bool
     http_max_body_bytes: int
+    allow_file_urls: bool
+    block_link_local: bool
+    block_private: bool
+    allowed_hosts: str
+    blocked_hosts: str
+    file_roots: str
+    cli_cwd_files: bool
+    secrets_file: str
+    secrets_env_prefix: str
+    approver_token: bool
     approval_names: str
     approval_domains: str
     approval_uploads: bool
