@@ -148,14 +148,21 @@ class Call:
         }
         return True
 
-    async def session(self, create: bool = False, profile: str | None = None) -> Session:
+    async def session(
+        self,
+        create: bool = False,
+        profile: str | None = None,
+        rules: dict[str, Any] | None = None,
+    ) -> Session:
         """The command's session; a recovery it went through since is reported once.
 
         A suspended session (a stopped daemon left it) is restored first, unless the
         setting `restore_sessions` is `never`; the command reports it as `restored`.
         """
         await self.restore_suspended()
-        session = await self.engine.session(self.session_name, create=create, profile=profile)
+        session = await self.engine.session(
+            self.session_name, create=create, profile=profile, rules=rules
+        )
         self.session_used = session
         if session.recovered is not None:
             self.outcome["recovered"], session.recovered = session.recovered, None

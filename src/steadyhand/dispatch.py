@@ -15,6 +15,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -24,6 +25,7 @@ from steadyhand.actions.evidence import evidence_screenshot
 from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.observe.log import action_logged
@@ -103,6 +105,10 @@ async def execute(
             data["recovered"] = call.outcome["recovered"]
         if "restored" in call.outcome:
             data["restored"] = call.outcome["restored"]
+        blocked = refused_during(call)
+        if blocked:
+            data["blocked"] = [b.shown() for b in blocked]
+            raise_if_tab_blocked(call, blocked)
     except Exception as exc:
         failure = exc
         if isinstance(exc, SteadyhandError):
@@ -200,6 +206,30 @@ def changes_page(name: str) -> bool:
     return command is not None and (
         command.acts or command.creates_session or name in ("evaluate", "back", "forward")
     )
+
+
+def refused_during(call: Call) -> list[Blocked]:
+    """Connections of the command's session the navigation policy refused while it ran."""
+    session = call.session_used
+    if session is None or session.proxy is None:
+        return []
+    return session.proxy.refused_since(call.started)
+
+
+def raise_if_tab_blocked(call: Call, blocked: list[Blocked]) -> None:
+    """`policy_denied` when what the command did loaded a refused page in one of the
+    session's tabs (a link, a redirect, a form, a script or a popup led there): the tab
+    shows steadyhand's refusal page instead."""
+    session = call.session_used
+    assert session is not None
+    for tab in list(session.tabs.values()):
+        host = urlsplit(tab.page.url).hostname if not tab.page.is_closed() else None
+        hit = next((b for b in blocked if host and b.host == host), None)
+        if hit is not None:
+            error = hit.refusal.error(f"{tab.id} going to {tab.page.url}")
+            error.hint += f"; {tab.id} shows the refusal page (`back` leaves it)"
+            error.data |= {"tab": tab.id, "blocked": [b.shown() for b in blocked]}
+            raise error
 
 
 async def _report_recovery(runtime: Runtime, call: Call | None) -> bool:

@@ -289,6 +289,8 @@ def test_error_replies(daemon: Daemon, site: str) -> None:
     t("dialog", "accept", "--session", s, rc=3)
     t("wait", "--text", "never shown", "--timeout", "1000", "--session", s, rc=4)
     t("open", "javascript:void(0)", "--session", s, rc=2)
+    t("open", "http://169.254.169.254/latest/meta-data/", "--session", s, rc=7)
+    t("policy", "--session", s)
     t("upload", "e3", "/etc/hostname", "--session", s, rc=7)
     t("clack", rc=2)
     t.matches("errors")

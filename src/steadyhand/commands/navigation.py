@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Literal
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.results import NavigationResult, navigation_result
-from steadyhand.commands.table import Params, TabParams, command, positional
+from steadyhand.commands.table import Params, Result, TabParams, command, positional
+from steadyhand.engine.nav_policy import NavPolicy
+from steadyhand.engine.nav_proxy import url_refusal
 from steadyhand.engine.session import Session, Tab
 from steadyhand.engine.urls import normalize_url
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -23,10 +25,41 @@ class OpenParams(Params):
     profile: str | None = Field(
         None, description="open the session on this persistent profile (`profile create`)"
     )
+    block_private: bool = Field(
+        False, description="a session this starts may not load private or loopback addresses"
+    )
+    allow_hosts: str | None = Field(
+        None, description="a session this starts loads only these hosts (comma-separated)"
+    )
+    block_hosts: str | None = Field(
+        None, description="a session this starts never loads these hosts (comma-separated)"
+    )
+
+    def rules(self) -> dict[str, Any]:
+        """The session's own navigation rules (on top of the settings'), as given."""
+        given = {"block_private": self.block_private, "allow": self.allow_hosts}
+        return {k: v for k, v in (given | {"block": self.block_hosts}).items() if v}
+
+
+def nav_policy(call: Call) -> NavPolicy:
+    """The navigation policy of the command's session (the settings' without one)."""
+    session = call.session_used
+    if session is not None and session.proxy is not None:
+        return session.proxy.policy
+    return NavPolicy.from_settings(call.runtime.settings)
+
+
+async def refuse_blocked(call: Call, url: str) -> None:
+    """`policy_denied` when the session's navigation policy refuses the URL (before a tab
+    is opened for it)."""
+    refusal = await url_refusal(nav_policy(call), url)
+    if refusal is not None:
+        raise refusal.error(f"loading {url}")
 
 
 async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
-    """Load an already normalized URL in the tab and wait for its load event."""
+    """Load an already normalized (and policy-checked) URL in the tab and wait for its
+    load event."""
     try:
         response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
     except PlaywrightError as exc:
@@ -62,7 +95,8 @@ async def open_tab(call: Call, session: Session) -> Tab:
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
-    session = await call.session(create=True, profile=params.profile)
+    session = await call.session(create=True, profile=params.profile, rules=params.rules())
+    await refuse_blocked(call, url)
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
     tab = blank[0] if len(session.tabs) == 1 and blank else await open_tab(call, session)
     call.tab_id = session.tab(tab.id).id
@@ -78,6 +112,7 @@ async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     """Load a URL in the current tab (opening a tab if the session has none)."""
     url = normalize_url(params.url)
     session = await call.session(create=True)
+    await refuse_blocked(call, url)
     if params.tab is None and not session.has_tabs():
         await open_tab(call, session)
     return await goto(call, await call.tab(params.tab), url)
@@ -108,3 +143,29 @@ async def reload(call: Call, params: TabParams) -> NavigationResult:
     tab = await call.tab(params.tab)
     response = await tab.page.reload(wait_until="load", timeout=call.remaining_ms())
     return await navigation_result(tab, response)
+
+
+class PolicyResult(Result):
+    session: str | None = Field(None, description="the session the rules are of")
+    rules: list[str] = Field(description="what may be loaded (the navigation policy)")
+    own_rules: dict[str, Any] = Field(
+        default_factory=dict, description="the session's tightening, given when it started"
+    )
+    blocked: list[dict[str, str]] = Field(
+        default_factory=list, description="the session's latest refused connections"
+    )
+
+
+@command("policy", reads_only=True, touches_page=False, needs_session=False, timeout="short")
+async def policy(call: Call, params: Params) -> PolicyResult:
+    """Show the navigation policy of a session (or the daemon's) and what it refused."""
+    session = call.engine.pool.get(call.session_name)
+    if session is None or session.proxy is None:
+        rules = NavPolicy.from_settings(call.runtime.settings)
+        return PolicyResult(rules=rules.describe())
+    return PolicyResult(
+        session=session.name,
+        rules=session.proxy.policy.describe(),
+        own_rules=session.own_rules,
+        blocked=[b.shown() for b in session.proxy.refusals],
+    )

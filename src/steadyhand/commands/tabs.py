@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from steadyhand.call import Call
-from steadyhand.commands.navigation import goto, open_tab
+from steadyhand.commands.navigation import goto, open_tab, refuse_blocked
 from steadyhand.commands.results import (
     NavigationResult,
     PageResult,
@@ -35,6 +35,8 @@ async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
     """Open a new tab (blank, or at a URL) and make it current."""
     url = normalize_url(params.url) if params.url else None
     session = await call.session(create=True)
+    if url is not None:
+        await refuse_blocked(call, url)
     tab = await open_tab(call, session)
     call.tab_id = tab.id
     if url is None:

@@ -65,7 +65,7 @@ async def capture(session: Session, viewport: dict[str, int]) -> dict[str, Any]:
         "cookies": storage.get("cookies", []),
         "origins": storage.get("origins", []),
         "viewport": viewport,
-    }
+    } | ({"nav": session.own_rules} if session.own_rules else {})
 
 
 def storage_state(state: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from steadyhand.config import Settings
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.engine.health import HealthMonitor
+from steadyhand.engine.nav_policy import NavPolicy
+from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import named_as_artifacts, named_in
 from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
@@ -119,18 +121,31 @@ class Engine:
         profile keeps its own), both with its viewport.
         """
         viewport = (state or {}).get("viewport") or self._viewport()
+        own_rules: dict[str, Any] = (state or {}).get("nav") or {}
+        proxy = NavProxy(NavPolicy.from_settings(self.settings).tightened(**own_rules))
+        route = {"server": await proxy.start()}
+        if proxy.policy.checks_loopback:  # else Chromium reaches loopback directly
+            route["bypass"] = "<-loopback>"
         context: BrowserContext
-        if profile is None:
-            browser = await self.browser()
-            storage = storage_state(state) if state else None
-            context = await browser.new_context(viewport=viewport, storage_state=storage)  # type: ignore[arg-type]
-        else:
-            self.profiles.lock(profile, name)
-            try:
-                context = await self._launch_profile(profile, viewport)
-            except BaseException:
-                self.profiles.unlock(profile)
-                raise
+        try:
+            if profile is None:
+                browser = await self.browser()
+                storage = storage_state(state) if state else None
+                context = await browser.new_context(
+                    viewport=viewport,  # type: ignore[arg-type]
+                    storage_state=storage,  # type: ignore[arg-type]
+                    proxy=route,  # type: ignore[arg-type]
+                )
+            else:
+                self.profiles.lock(profile, name)
+                try:
+                    context = await self._launch_profile(profile, viewport, route)
+                except BaseException:
+                    self.profiles.unlock(profile)
+                    raise
+        except BaseException:
+            await proxy.close()
+            raise
         await install_page_model(context)
         session = Session(
             name,
@@ -142,6 +157,8 @@ class Engine:
             ),
             dialog_policy=self.settings.dialogs,
             profile=profile,
+            proxy=proxy,
+            own_rules=own_rules,
         )
         root = self.settings.artifacts_dir
         session.unsaved_trace_path = lambda: artifact_path(root, name, "trace", "at-close", "zip")
@@ -201,7 +218,11 @@ class Engine:
         await asyncio.to_thread(self.store.set_session_status, name, "active", "")
         return session
 
-    async def _launch_profile(self, profile: str, viewport: dict[str, int]) -> BrowserContext:
+    async def _launch_profile(
+        self, profile: str, viewport: dict[str, int], proxy: dict[str, str] | None = None
+    ) -> BrowserContext:
+        """A browser on the profile's user-data dir (`proxy`: a session's; profile export
+        and import load no page from the network, their seed pages are fulfilled)."""
         path = find_chromium(self.settings.chromium)
         self._check_display()
         playwright = await self.playwright()
@@ -212,18 +233,36 @@ class Engine:
                 headless=self.settings.headless,
                 args=launch_args(self.settings.state_dir),
                 viewport=viewport,  # type: ignore[arg-type]
+                proxy=proxy,  # type: ignore[arg-type]
             )
         except Exception as exc:
             raise _launch_failed(path, exc) from exc
 
     # ----------------------------------------------------------------- sessions
 
-    async def session(self, name: str, create: bool = False, profile: str | None = None) -> Session:
-        """The named session; opened on demand when `create`, else `unknown_session`."""
+    async def session(
+        self,
+        name: str,
+        create: bool = False,
+        profile: str | None = None,
+        rules: dict[str, Any] | None = None,
+    ) -> Session:
+        """The named session; opened on demand when `create`, else `unknown_session`.
+
+        `rules`: the navigation policy's tightening for a session this call starts
+        (NavPolicy.tightened's arguments); a live session keeps the rules it started with.
+        """
         recovering = self._recovering.get(name)
         if recovering is not None:
             await asyncio.shield(recovering)
         live = self.pool.get(name)
+        if live is not None and rules and rules != live.own_rules:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"session {name!r} is running with navigation rules {live.own_rules or 'none'} "
+                "of its own; they are set when a session starts",
+                f"close it first (`close --session {name}`), or use another session name",
+            )
         if live is not None and (profile is None or live.profile == profile):
             return live
         if live is None and name in self._lost and not create:
@@ -242,7 +281,7 @@ class Engine:
                 f"no session named {name!r}",
                 f"live sessions: {known}; `open URL --session {name}` starts it",
             )
-        session = await self.pool.acquire(name, profile)
+        session = await self.pool.acquire(name, profile, state={"nav": rules} if rules else None)
         self._lost.pop(name, None)
         if live is None:  # "" (not NULL): a session on no profile, so restore uses none
             await asyncio.to_thread(self.store.set_session_status, name, "active", profile or "")

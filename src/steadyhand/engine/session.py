@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -71,9 +72,17 @@ class Session:
         profile: str | None = None,
         *,
         attached: str | None = None,
+        proxy: NavProxy | None = None,
+        own_rules: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.context = context
+        # Every connection of the context goes through the proxy, which applies the
+        # session's navigation policy (none for an attached application's browser).
+        self.proxy = proxy
+        self.own_rules = own_rules or {}  # the session's tightening, kept in checkpoints
+        if proxy is not None:  # a crashed context's too
+            context.on("close", lambda _ctx: asyncio.ensure_future(proxy.close()))
         self.profile = profile  # a persistent profile's name; None for a throwaway context
         # The CDP endpoint of a running application this session is attached to (its own
         # browser, not ours): closing the session leaves the application as it is.
@@ -167,6 +176,13 @@ class Session:
 
     async def close(self) -> None:
         self.closing = True
+        try:
+            await self._close()
+        finally:
+            if self.proxy is not None:
+                await self.proxy.close()
+
+    async def _close(self) -> None:
         if self.attached is not None:
             # Its pages and the application are not ours to close: only our connection.
             # (Over connect_over_cdp, Browser.close drops the websocket; it sends no

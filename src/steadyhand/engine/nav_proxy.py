@@ -1,0 +1,231 @@
+"""A session's browser reaches the network through this proxy, which applies the navigation
+policy to every connection: top-level loads, redirects, popups, iframes, subresources and
+websockets alike, whoever caused them.
+
+The proxy resolves each host itself, checks every address of the answer, and connects to
+the address it checked, so a DNS answer cannot change between the check and the
+connection (no rebinding around the rules). Chromium sends https and websockets as
+`CONNECT host:port` (the tunnel carries TLS untouched) and plain http as absolute-form
+requests, each answered on its own upstream connection (`Connection: close`).
+
+One proxy per session (its own loopback port), so a refusal is known to be that session's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections import deque
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from steadyhand.engine.nav_policy import NavPolicy, Refusal, literal
+
+log = logging.getLogger("steadyhand.proxy")
+
+HEAD_LIMIT = 64 * 1024
+HEAD_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 15.0
+CHUNK = 64 * 1024
+KEPT = 50  # refusals remembered per session
+HOP_HEADERS = (b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive")
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A connection the policy refused."""
+
+    at: float  # monotonic
+    host: str
+    refusal: Refusal
+
+    def shown(self) -> dict[str, str]:
+        return {"host": self.host, "rule": self.refusal.rule, "subject": self.refusal.subject}
+
+
+class NavProxy:
+    def __init__(self, policy: NavPolicy) -> None:
+        self.policy = policy  # the session's: read at each connection
+        self.refusals: deque[Blocked] = deque(maxlen=KEPT)
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> str:
+        """Listen on a free loopback port; the proxy's URL for the browser."""
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0, limit=HEAD_LIMIT)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for task in list(self._tasks):
+            task.cancel()
+
+    def refused_since(self, since: float) -> list[Blocked]:
+        return [b for b in self.refusals if b.at >= since]
+
+    async def check(self, host: str, port: int) -> tuple[Refusal | None, list[str]]:
+        """The host's refusal, or the addresses it may be reached at (all checked)."""
+        policy = self.policy
+        refusal = policy.host(host)
+        if refusal is not None:
+            return refusal, []
+        return await resolve_checked(policy, host, port)
+
+    # ------------------------------------------------------------------ serving
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await self._serve(reader, writer)
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+            pass
+        except ValueError:  # a malformed request line or header
+            await _answer(writer, 400, "bad proxy request")
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
+        line, _, rest = head.partition(b"\r\n")
+        method, target, version = line.decode("latin-1").split(" ", 2)
+        tunnel = method.upper() == "CONNECT"
+        host, port, path = _target(target, tunnel)
+        refusal, addresses = await self.check(host, port)
+        if refusal is not None:
+            self.refusals.append(Blocked(time.monotonic(), host, refusal))
+            log.warning("blocked %s:%s (%s: %s)", host, port, refusal.rule, refusal.subject)
+            await _answer(writer, 403, f"blocked by steadyhand: rule {refusal.rule}")
+            return
+        upstream = await _connect(addresses, port)
+        if upstream is None:
+            await _answer(writer, 502, f"cannot connect to {host}:{port}")
+            return
+        up_reader, up_writer = upstream
+        try:
+            if tunnel:
+                writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            else:
+                first = f"{method} {path} {version}".encode("latin-1")
+                up_writer.write(first + b"\r\n" + _without_hop_headers(rest))
+            await writer.drain()
+            await _pipe_both(reader, writer, up_reader, up_writer)
+        finally:
+            up_writer.close()
+
+
+async def resolve_checked(
+    policy: NavPolicy, host: str, port: int
+) -> tuple[Refusal | None, list[str]]:
+    """Resolve `host`; refused when any address of the answer is (an answer that mixes a
+    public and a private address is how rebinding tries to slip through)."""
+    name = host.strip("[]")
+    if literal(name) is not None:
+        return None, [name]
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(name, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None, []  # does not resolve: the connection fails on its own
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    for address in addresses:
+        parsed = literal(address)
+        refusal = policy.address(parsed) if parsed is not None else None
+        if refusal is not None:
+            return Refusal(refusal.rule, f"{host} -> {refusal.subject}"), []
+    return None, addresses
+
+
+def _target(target: str, tunnel: bool) -> tuple[str, int, str]:
+    """(host, port, origin-form path) of a proxy request's target."""
+    if tunnel:
+        host, _, port = target.rpartition(":")
+        return host.strip("[]"), int(port), ""
+    parts = urlsplit(target)
+    if parts.scheme not in ("http", "ws") or not parts.hostname:
+        raise ValueError(f"not an absolute http URL: {target[:200]!r}")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.hostname, parts.port or 80, path
+
+
+def _without_hop_headers(rest: bytes) -> bytes:
+    """The request's headers without the proxy's own, asking the origin to close after
+    answering (each proxied request gets its own connection)."""
+    kept = [
+        h
+        for h in rest.split(b"\r\n")
+        if h and h.split(b":", 1)[0].strip().lower() not in HOP_HEADERS
+    ]
+    return b"\r\n".join([*kept, b"Connection: close", b"", b""])
+
+
+async def _connect(
+    addresses: list[str], port: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+    for address in addresses:
+        with contextlib.suppress(OSError, TimeoutError):
+            return await asyncio.wait_for(
+                asyncio.open_connection(address, port, limit=CHUNK), CONNECT_TIMEOUT_S
+            )
+    return None
+
+
+async def _pipe_both(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    up_reader: asyncio.StreamReader,
+    up_writer: asyncio.StreamWriter,
+) -> None:
+    """Copy both ways until the origin is done (the browser's side may stay open)."""
+    sending = asyncio.ensure_future(_copy(reader, up_writer))
+    try:
+        await _copy(up_reader, writer)
+    finally:
+        sending.cancel()
+        with contextlib.suppress(asyncio.CancelledError, OSError):
+            await sending
+
+
+async def _copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    while True:
+        data = await source.read(CHUNK)
+        if not data:
+            with contextlib.suppress(OSError):
+                if sink.can_write_eof():
+                    sink.write_eof()
+            return
+        sink.write(data)
+        await sink.drain()
+
+
+async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:
+    reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    body = f"<!doctype html><title>{reason}</title><p>{text}</p>\n".encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    with contextlib.suppress(OSError):
+        writer.write(head.encode() + body)
+        await writer.drain()
+
+
+async def url_refusal(policy: NavPolicy, url: str) -> Refusal | None:
+    """A URL's refusal before anything loads it: its scheme, its host, and what the host
+    resolves to now (the proxy checks the answer again at each connection)."""
+    refusal = policy.url(url)
+    if refusal is not None:
+        return refusal
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return (await resolve_checked(policy, parts.hostname, port))[0]
