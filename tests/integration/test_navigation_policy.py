@@ -58,7 +58,8 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", urllib.parse.parse_qs(parts.query)["to"][0])
             self.end_headers()
             return
-        port = int(self.server.server_address[1])
+        address: tuple[str, int] = self.server.server_address  # type: ignore[assignment]
+        port = address[1]
         body = pages(port).get(parts.path, "<title>none</title>")
         data = body.encode()
         self.send_response(200)
