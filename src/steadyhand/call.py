@@ -41,6 +41,8 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
+        if self.approvals.policy.domains:  # connections to them wait for a person
+            self.engine.connection_gate = self.approvals.hold
         self.store.on_session_status = self.metrics.session
 
     @property

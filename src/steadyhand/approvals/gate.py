@@ -6,10 +6,15 @@ link URL come from the tab's ref registry. A locator (role=, text=, css=...) has
 there, so its elements' names are read from the page once (bounded by LOCATOR_READ_S);
 the locator's own text counts too, for an element that is not on the page yet.
 
-Known gaps (not gated): `press KEY` without --ref (the focused element is not known),
-`type --submit` and `fill` (Enter in a form submits it), `evaluate`, a click on something
-other than a link that navigates to a listed domain, redirects, and a css=/xpath=/testid=
-locator whose element appears only after the command started.
+`fill`, `type --submit` and Enter/Space (on a ref, a locator or the focused element) are
+read the same way: the field's name and value, the form they submit (its submit buttons'
+names and where it is sent), the control they activate. A navigation to an
+approval_domains host that an act did not announce (a script, a redirect, a form the
+page sends itself) is held at the connection by the session's proxy until a person
+decides (engine/nav_proxy.py asks through `Approvals.hold`).
+
+Known gaps (not gated): `evaluate` (a deployment that gates turns allow_evaluate off), and
+a css=/xpath=/testid= locator whose element appears only after the command started.
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from steadyhand.actions.locators import parse as parse_locator
 from steadyhand.actions.locators import to_locator
-from steadyhand.approvals.policy import ELEMENT_ACTS, NAVIGATIONS, Element, Policy
+from steadyhand.actions.resolve import element
+from steadyhand.approvals.policy import ELEMENT_ACTS, NAVIGATIONS, Element, Form, Policy
 from steadyhand.approvals.registry import DENIED, EXPIRED, Decision
 from steadyhand.call import Call
 from steadyhand.engine.session import Tab
@@ -35,6 +42,25 @@ from steadyhand.snapshot.tree import parse as parse_tree
 from steadyhand.store.redact import redact, redact_url
 
 LOCATOR_READ_S = 2.0
+ACTIVATING = ("Enter", "Space", " ")  # keys that click a focused button or submit a form
+# What an act that presses a key on an element (null: none) would set off: whether it is a
+# control that Enter/Space activates, its name and link, and the form it would submit.
+ELEMENT_JS = """el => {
+  if (!el || el.nodeType !== 1) return null;
+  const label = e => (e.getAttribute("aria-label") || e.value || e.textContent || "").trim();
+  const tag = el.tagName.toLowerCase();
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  const form = el.form || el.closest("form");
+  const submits = form ? [...form.querySelectorAll(
+    "button:not([type]), button[type=submit], input[type=submit], input[type=image]")] : [];
+  return {
+    tag, name: label(el).slice(0, 200), href: el.href || "",
+    activates: ["button", "a", "summary"].includes(tag) || ["submit", "button", "checkbox",
+      "radio", "image", "reset"].includes(type) || el.getAttribute("role") === "button",
+    form: form ? {action: form.action || location.href,
+                  submits: submits.map(label).filter(Boolean).slice(0, 10)} : null,
+  };
+}"""
 MAX_LOCATOR_ELEMENTS = 10
 EXPLICIT = "request_approval"  # the agent asks a person; always gated
 
@@ -45,6 +71,7 @@ class Need:
 
     target: str
     reason: str
+    url: str = ""  # where it goes, when it is a navigation (absolute)
 
 
 async def gate(call: Call, command: str, params: Any, raw: dict[str, Any]) -> bool:
@@ -67,6 +94,8 @@ async def gate(call: Call, command: str, params: Any, raw: dict[str, Any]) -> bo
     call.approval = decision
     if not decision.approved:
         raise denied(command, need, decision)
+    if need.url:  # its pages may now connect there without asking again
+        approvals.grant(call.session_name, need.url)
     return True
 
 
@@ -78,16 +107,25 @@ async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Nee
     if command in NAVIGATIONS:
         url = _url(getattr(params, "url", None))
         reason = policy.navigation(command, url) if url else None
-        return Need(redact_url(url), reason) if reason else None
+        return Need(redact_url(url), reason, url) if reason else None
     if command == "upload":
         reason = policy.upload()
         if reason is None:
             return None
         names = ", ".join(Path(p).name for p in params.files)
         return Need(f"{await _describe(call, params)} <- {names}", reason)
+    if not (policy.names or policy.domains):
+        return None
+    if command == "fill":
+        return await _fill_need(policy, call, params)
+    submits = command == "type" and bool(getattr(params, "submit", False))
+    if submits or (command == "press" and str(params.key).split("+")[-1] in ACTIVATING):
+        need = await _submit_need(policy, command, call, params, submits)
+        if need is not None or params.ref is None:
+            return need
     spec = getattr(params, "ref", None)
-    if command not in ELEMENT_ACTS or spec is None or not (policy.names or policy.domains):
-        return None  # press without a ref acts on the focused element: not known here
+    if command not in ELEMENT_ACTS or spec is None:
+        return None
     tab = await _tab(call, params)
     values = tuple(getattr(params, "values", ()) or ())
     if is_ref(spec):
@@ -96,7 +134,8 @@ async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Nee
             return None  # unknown or stale: the command fails on it without acting
         element = Element(entry.identity.role, entry.identity.name, entry.url)
         reason = policy.element(command, element, tab.page.url, values)
-        return Need(f"{spec} ({element.label()})", reason) if reason else None
+        link = urljoin(tab.page.url, entry.url) if entry.url else ""
+        return Need(f"{spec} ({element.label()})", reason, link) if reason else None
     reason = policy.locator(command, spec)
     if reason is not None:
         return Need(spec, reason)
@@ -105,6 +144,80 @@ async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Nee
         if reason is not None:
             return Need(f"{spec} ({element.label()})", reason)
     return None
+
+
+async def _fill_need(policy: Policy, call: Call, params: Any) -> Need | None:
+    """A field of a `fill` whose name, or the value given for it, matches approval_names."""
+    if policy.names is None:
+        return None
+    tab = await _tab(call, params)
+    for spec, value in params.fields.items():
+        entry = tab.refs.lookup(spec) if is_ref(spec) else None
+        element = Element(entry.identity.role, entry.identity.name) if entry else None
+        if element is None:  # a locator: its elements as the page has them now
+            found = await locator_elements(tab.page, spec)
+            element = found[0] if found else Element("field", spec)
+        reason = policy.field(element, str(value))
+        if reason is not None:
+            return Need(f"{spec} ({element.label()})", reason)
+    return None
+
+
+async def _submit_need(
+    policy: Policy, command: str, call: Call, params: Any, submits: bool
+) -> Need | None:
+    """`type --submit`, or Enter/Space pressed on an element (the focused one without a
+    ref): the form it submits, or the element it activates as a click would."""
+    tab = await _tab(call, params)
+    spec = params.ref
+    facts = await _element_facts(tab, spec, call)
+    if facts is None:
+        return None  # gone, or the page does not answer: the act itself fails on it
+    what = spec or f"the focused {facts['tag']}"
+    key = "" if submits else str(params.key).split("+")[-1]
+    if facts["activates"] and key:  # a button, link, checkbox ...: pressing it clicks it
+        entry = tab.refs.lookup(spec) if spec and is_ref(spec) else None
+        element = (
+            Element(entry.identity.role, entry.identity.name, entry.url)
+            if entry
+            else Element(facts["tag"], facts["name"], facts["href"])
+        )
+        reason = policy.element("press", element, tab.page.url)
+        if reason is not None:
+            return Need(f"{what} ({element.label()})", reason)
+    form = facts["form"]
+    if form is None or not (submits or key == "Enter"):
+        return None
+    reason = policy.form(command, what, Form(form["action"], tuple(form["submits"])))
+    return Need(what, reason) if reason else None
+
+
+async def _element_facts(tab: Tab, spec: str | None, call: Call) -> dict[str, Any] | None:
+    """ELEMENT_JS's answer for the ref's, the locator's or the focused element."""
+    page = tab.page
+    try:
+        if spec is None:
+            read = page.evaluate(f"({ELEMENT_JS})(document.activeElement)")
+        elif is_ref(spec):
+            return await _ref_facts(tab, spec, call)
+        else:
+            locator = to_locator(page, parse_locator(spec)[0]).first
+            read = locator.evaluate(ELEMENT_JS, timeout=LOCATOR_READ_S * 1000)
+        found: dict[str, Any] | None = await asyncio.wait_for(read, LOCATOR_READ_S)
+        return found
+    except (TimeoutError, PlaywrightError, SteadyhandError):
+        return None
+
+
+async def _ref_facts(tab: Tab, ref: str, call: Call) -> dict[str, Any] | None:
+    try:
+        async with element(tab, ref, min(LOCATOR_READ_S * 1000, call.remaining_ms())) as target:
+            found: dict[str, Any] | None = await asyncio.wait_for(
+                target.handle.evaluate(ELEMENT_JS), LOCATOR_READ_S
+            )
+            return found
+    except (TimeoutError, PlaywrightError, SteadyhandError):
+        return None
 
 
 def denied(command: str, need: Need, decision: Decision) -> SteadyhandError:

@@ -10,6 +10,10 @@ tab's registry, a URL, the command's name); gate.py gathers those facts for a ca
 - `approval_domains` (comma-separated hosts; subdomains included): open, navigate and
   tab.new to such a host, and any of the element acts above on a link that leads there.
 - `approval_uploads`: every upload.
+- Acts that submit a form (`type --submit`, `press Enter` in a field) when the form's submit
+  button matches approval_names or it is sent to an approval_domains host; `press Space`
+  or `press Enter` on a focused element as a click on it; `fill` when a field's name or
+  the value given for it matches approval_names.
 - `request_approval`: always (the agent asks a person explicitly).
 
 Empty settings gate nothing (the default).
@@ -39,6 +43,14 @@ class Element:
 
     def label(self) -> str:
         return f'{self.role} "{self.name}"' if self.name else self.role
+
+
+@dataclass(frozen=True)
+class Form:
+    """What is known of the form an act would submit."""
+
+    action: str  # where it is sent (absolute)
+    submits: tuple[str, ...]  # the names of its submit buttons
 
 
 class Policy:
@@ -104,6 +116,26 @@ class Policy:
         domain = self.listed_domain(element.url, page_url) if element.role == "link" else None
         if domain is not None:
             return f"{command} on {label} leads to {domain} (listed in approval_domains)"
+        return None
+
+    def field(self, element: Element, value: str) -> str | None:
+        """`fill` of one field: its name, or what goes in it (typing DELETE into a
+        confirmation box is the decision), matches approval_names."""
+        if self.name_matches(element.name):
+            return f"fill of {element.label()}: its name matches approval_names"
+        if self.name_matches(value):
+            return f"fill of {element.label()}: the value matches approval_names"
+        return None
+
+    def form(self, command: str, what: str, form: Form) -> str | None:
+        """An act that submits `form` (Enter in one of its fields, `type --submit`): the
+        form's submit button or its destination decides."""
+        named = next((n for n in form.submits if self.name_matches(n)), None)
+        if named is not None:
+            return f"{command} on {what} submits a form with {named!r} (matches approval_names)"
+        domain = self.listed_domain(form.action)
+        if domain is not None:
+            return f"{command} on {what} submits a form to {domain} (listed in approval_domains)"
         return None
 
     def locator(self, command: str, spec: str) -> str | None:

@@ -72,6 +72,9 @@ class Approvals:
         self.store = store
         self._stopping = stopping
         self._waiting: dict[str, _Waiting] = {}
+        # approval_domains entries a person approved for a session: its pages may connect.
+        self._granted: dict[str, set[str]] = {}
+        self._holding: dict[tuple[str, str], asyncio.Future[Decision]] = {}
 
     async def request(
         self, *, session: str | None, command: str, target: str, reason: str, params: Any
@@ -109,6 +112,39 @@ class Approvals:
         decision = replace(waiting.decided.result(), waited_ms=_ms_since(started))
         log.info("approval %s %s", row.id, decision.status)
         return decision
+
+    def grant(self, session: str | None, url: str) -> None:
+        """A person approved going to `url`: its approval_domains entry is open to the
+        session's connections from now on (asked once, not once per connection)."""
+        domain = self.policy.listed_domain(url)
+        if domain is not None and session is not None:
+            self._granted.setdefault(session, set()).add(domain)
+
+    async def hold(self, session: str, host: str) -> str | None:
+        """A connection of the session's browser to `host`: None when it may go (not
+        listed in approval_domains, or approved), else why not. Held until a person
+        decides; the session's connections to one domain share one request."""
+        domain = self.policy.listed_domain(f"http://{host}/")
+        if domain is None or domain in self._granted.get(session, set()):
+            return None
+        key = (session, domain)
+        pending = self._holding.get(key)
+        if pending is None:
+            pending = self._holding[key] = asyncio.ensure_future(
+                self.request(
+                    session=session,
+                    command="navigation",
+                    target=host,
+                    reason=f"a page connects to {domain} (listed in approval_domains)",
+                    params={"host": host},
+                )
+            )
+            pending.add_done_callback(lambda _done: self._holding.pop(key, None))
+        decision = await asyncio.shield(pending)
+        if decision.approved:
+            self._granted.setdefault(session, set()).add(domain)
+            return None
+        return f"approval {decision.id} {decision.status}"
 
     async def _open(
         self, session: str | None, command: str, target: str, reason: str, params: Any

@@ -13,9 +13,11 @@ was restored and what was lost. Nothing is silently replaced by a blank page.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
@@ -57,6 +59,9 @@ class Engine:
         self._suspended: set[str] = set()
         self._restoring_on_use: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self._lost: dict[str, str] = {}  # session -> why it could not be recovered
+        # Asked (session, host) before a session's browser connects to an allowed host:
+        # None to go on, else why not. The runtime sets it to the approval gate's.
+        self.connection_gate: Callable[[str, str], Awaitable[str | None]] | None = None
         self._recovering: dict[str, asyncio.Task[Any]] = {}  # recoveries and restores
         self.recoveries = 0
         self.chromium_path = ""
@@ -123,8 +128,11 @@ class Engine:
         viewport = (state or {}).get("viewport") or self._viewport()
         own_rules: dict[str, Any] = (state or {}).get("nav") or {}
         proxy = NavProxy(NavPolicy.from_settings(self.settings).tightened(**own_rules))
+        if self.connection_gate is not None:
+            proxy.gate = functools.partial(self.connection_gate, name)
         route = {"server": await proxy.start()}
-        if proxy.policy.checks_loopback:  # else Chromium reaches loopback directly
+        # Loopback too, when it is checked or gated (Chromium reaches it directly else).
+        if proxy.policy.checks_loopback or proxy.gate is not None:
             route["bypass"] = "<-loopback>"
         context: BrowserContext
         try:

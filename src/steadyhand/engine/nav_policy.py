@@ -12,6 +12,8 @@ them before loading anything. Each refusal names its rule:
 - `private`: RFC 1918, loopback, 100.64.0.0/10 (carrier NAT), fc00::/7, when block_private.
 - `blocked_hosts`: a host listed there (subdomains included).
 - `allowed_hosts`: a host not listed there, when the list is not empty.
+- `approval`: (the proxy's, not a rule here) a connection to an approval_domains host a
+  person did not approve.
 
 A session may tighten the daemon's policy (block more, allow fewer hosts), never loosen it.
 """
@@ -66,6 +68,8 @@ HINTS = {
     "private": "private and loopback addresses are blocked (the setting block_private, or "
     "the session was started with `open URL --block-private`)",
     "blocked_hosts": "the host is blocked (blocked_hosts, or the session's --block-hosts)",
+    "approval": "a person did not approve connecting to this approval_domains host; "
+    "ask the user (`steadyhand approvals`)",
     "allowed_hosts": "only the allowed hosts may be loaded (allowed_hosts, or the session's "
     "--allow-hosts)",
 }

@@ -19,6 +19,7 @@ import logging
 import socket
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -49,6 +50,9 @@ class Blocked:
 class NavProxy:
     def __init__(self, policy: NavPolicy) -> None:
         self.policy = policy  # the session's: read at each connection
+        # Asked before connecting to a host the policy allows: None to go on, else why
+        # not (the approval gate holds connections to approval_domains hosts).
+        self.gate: Callable[[str], Awaitable[str | None]] | None = None
         self.refusals: deque[Blocked] = deque(maxlen=KEPT)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -101,6 +105,9 @@ class NavProxy:
         tunnel = method.upper() == "CONNECT"
         host, port, path = _target(target, tunnel)
         refusal, addresses = await self.check(host, port)
+        if refusal is None and self.gate is not None:
+            why = await self.gate(host)
+            refusal = None if why is None else Refusal("approval", f"{host}: {why}")
         if refusal is not None:
             self.refusals.append(Blocked(time.monotonic(), host, refusal))
             log.warning("blocked %s:%s (%s: %s)", host, port, refusal.rule, refusal.subject)
