@@ -188,7 +188,8 @@ def test_a_session_blocking_a_host_blocks_every_way_there(daemon: Daemon, hostil
 def test_a_session_blocking_private_addresses_loads_none(daemon: Daemon, hostile: str) -> None:
     s = "nav-private"
     refused(daemon, "private", "open", url=f"{hostile}/", session=s, block_private=True)
-    error = daemon.fail("open", url=f"{hostile}/", session="nav-open", block_private=True)
+    daemon.call("open", url=f"{hostile}/", session="nav-loose")
+    error = daemon.fail("open", url=f"{hostile}/", session="nav-loose", block_private=True)
     assert error.code == "bad_request" and "set when a session starts" in error.message
 
 

@@ -89,6 +89,7 @@ class Aim:
 
     handle: ElementHandle
     what: str
+    link: bool | None = None  # a link (as its ref was handed out); None: not known
 
 
 class Act:
@@ -117,7 +118,9 @@ class Act:
         self._read_after = False  # the page model was read after the action (its counter too)
         self._title_read = False  # ... and its title with it
         self.click_timed_out = False  # a click try timed out: the click may land late
-        self.clicked: ElementHandle | None = None  # what the last click try clicked
+        # The clicked element is (in) a link that opens another tab: asked before the
+        # click, while its handle lives (the page may take it after).
+        self.opens_tab = False
         self._left_mid_action = False  # a target was detached while a try used it
 
     @property
@@ -217,9 +220,10 @@ class Act:
                 raise
             if found.reresolved:
                 self.reresolved[found.asked] = found.ref
-            label = resolve_entry(self.tab, found.ref).label()
             try:
-                yield Aim(found.handle, f"{found.ref} ({label})")
+                entry = resolve_entry(self.tab, found.ref)
+                link = entry.identity.role == "link" or bool(entry.url)
+                yield Aim(found.handle, f"{found.ref} ({entry.label()})", link)
             finally:
                 with suppress(PlaywrightError):  # the page may have taken it already
                     await found.handle.dispose()
@@ -301,7 +305,7 @@ class Act:
         done.dialogs_answered = events.answered_since(self._mark)
         session = await self.call.session()
         popups = events.popups_since(self._mark)
-        if not popups and await self._opens_tab():
+        if not popups and self._expects_popup():
             popups = await events.popup_after(self._mark, min(EXPECTED_POPUP_S, self._left_s()))
             # A page its opener did not announce (a noopener link): the context has it.
             popups = popups or [
@@ -326,17 +330,25 @@ class Act:
     def _left_s(self) -> float:
         return max(0.0, self.call.remaining_ms() - EVIDENCE_MARGIN_MS) / 1000
 
-    async def _opens_tab(self) -> bool:
-        """The click was on a link that opens its page in another tab or window."""
-        if self.clicked is None or self.tab.page.url != self._url_before:
-            return False
-        if self.stopped_by_dialog or self.tab.events.pending is not None:
-            return False  # a page stopped by a dialog answers nothing until it is answered
+    async def opens_another_tab(self, aim: Aim) -> None:
+        """Before a click: whether `aim` is (in) a link that opens another tab, so that
+        the result waits for a tab Playwright announces late. Asked of links only (and of
+        locators, whose elements are not known)."""
+        if aim.link is False:
+            return
         try:
-            opens = await asyncio.wait_for(self.clicked.evaluate(OPENS_TAB_JS), OPENS_TAB_S)
-        except (PlaywrightError, TimeoutError):  # gone (the page changed) or busy: no wait
+            self.opens_tab = bool(
+                await asyncio.wait_for(aim.handle.evaluate(OPENS_TAB_JS), OPENS_TAB_S)
+            )
+        except (PlaywrightError, TimeoutError):  # gone or busy: the click finds out
+            self.opens_tab = False
+
+    def _expects_popup(self) -> bool:
+        """A click on a link that opens another tab, which has not shown yet."""
+        if not self.opens_tab or self.tab.page.url != self._url_before:
             return False
-        return bool(opens)
+        # A page stopped by a dialog opened nothing yet (it answers nothing until then).
+        return not self.stopped_by_dialog and self.tab.events.pending is None
 
     def _may_download(self, ref: str | None) -> bool:
         """The action clicked a `download` link, or a page load it sent ended without a

@@ -154,10 +154,10 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
 
 async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
     await act.ready(aim)
+    await act.opens_another_tab(aim)
 
     async def click(ms: float) -> None:
         url = act.tab.page.url
-        act.clicked = aim.handle
         try:
             await aim.handle.click(timeout=ms, **options)
         except PlaywrightError as exc:  # a PlaywrightTimeout too
