@@ -26,7 +26,16 @@ from steadyhand.client import Backend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import openapi
-from steadyhand.fronts.http_security import ASGIApp, BodyTooLarge, Guard, too_large
+from steadyhand.fronts.approver import HEADER as APPROVER_HEADER
+from steadyhand.fronts.approver import check_http
+from steadyhand.fronts.approver import token_path as approver_token_path
+from steadyhand.fronts.http_security import (
+    ASGIApp,
+    BodyTooLarge,
+    Guard,
+    load_or_create_token,
+    too_large,
+)
 from steadyhand.observe.metrics import prometheus_text
 
 log = logging.getLogger("steadyhand.http")
@@ -42,10 +51,17 @@ def build_app(
 ) -> ASGIApp:
     """The API as an ASGI app: routes from the command table, wrapped in the Guard."""
     document = _dumps(openapi.document())
+    approver = (
+        load_or_create_token(settings, approver_token_path(settings))
+        if settings.approver_token
+        else ""
+    )
 
     async def run_command(request: Request) -> Response:
         async def run() -> Any:
-            return await backend.call(request.path_params["name"], await read_params(request))
+            name = request.path_params["name"]
+            check_http(settings, name, request.headers.get(APPROVER_HEADER), approver)
+            return await backend.call(name, await read_params(request))
 
         return await respond(request, run(), settings.http_max_body_bytes)
 

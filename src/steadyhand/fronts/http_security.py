@@ -38,18 +38,18 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
 
 
-def load_or_create_token(settings: Settings) -> str:
+def load_or_create_token(settings: Settings, path: Path | None = None) -> str:
     """The API token, created on first use: 32 random bytes, URL-safe, in a 0600 file.
 
     The file is written whole under another name and then linked into place, so a server
     starting at the same moment reads either no file or the whole token, never half of it.
     """
     ensure_private_dir(settings.state_dir)
-    path = settings.http_token_path
+    path = path or settings.http_token_path
     if path.exists():
         return _read_token(path)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".http.token.")  # mode 0600
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mode 0600
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(token + "\n")

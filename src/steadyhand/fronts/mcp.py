@@ -59,12 +59,13 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(backend: Backend, owner: Owner) -> Server[Any]:
+def build_server(backend: Backend, owner: Owner, settings: Settings) -> Server[Any]:
     """The MCP server: tools from the table, each call run on `backend`."""
     from mcp import types
     from mcp.server.lowlevel import Server
 
     from steadyhand.client import Client
+    from steadyhand.fronts.approver import check_mcp
     from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
     from steadyhand.fronts.tools import to_command
 
@@ -81,6 +82,7 @@ def build_server(backend: Backend, owner: Owner) -> Server[Any]:
     ) -> types.CallToolResult:
         try:
             command, args = to_command(params.name, dict(params.arguments or {}))
+            check_mcp(settings, command)
             if args.get("session") is None:
                 args["session"] = owner.session_for(ctx)
             data = await client.call(command, **args)
@@ -121,7 +123,7 @@ class Front:
             # Closing a session of a daemon that is gone is done already: never start one.
             self.closer = DaemonBackend(settings, autostart=False)
         self.owner = Owner(self.closer, per_process)
-        self.server = build_server(self.backend, self.owner)
+        self.server = build_server(self.backend, self.owner, settings)
 
     async def aclose(self) -> None:
         await self.owner.aclose()

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from steadyhand.call import Runtime
 from steadyhand.dispatch import execute
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import cli_host
+from steadyhand.fronts.approver import check_peer
 
 log = logging.getLogger("steadyhand.rpc")
 
@@ -72,7 +74,12 @@ class RpcServer:
                 self._in_flight += 1
                 self._idle.clear()
                 try:
-                    reply = await handle_line(self.runtime, line, lambda m: _send(writer, m))
+                    reply = await handle_line(
+                        self.runtime,
+                        line,
+                        lambda m: _send(writer, m),
+                        writer.get_extra_info("socket"),
+                    )
                     if reply is not None:
                         await _send(writer, reply)
                 finally:
@@ -88,7 +95,9 @@ class RpcServer:
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-async def handle_line(runtime: Runtime, line: bytes, notify: Notify | None = None) -> Any:
+async def handle_line(
+    runtime: Runtime, line: bytes, notify: Notify | None = None, peer: socket.socket | None = None
+) -> Any:
     """The reply to one request line (or batch); None when all were notifications.
 
     `notify` sends a message ahead of the reply (progress, when a request asks for it)."""
@@ -99,13 +108,13 @@ async def handle_line(runtime: Runtime, line: bytes, notify: Notify | None = Non
     if isinstance(message, list):
         if not message:
             return _error(None, INVALID_REQUEST, "empty batch")
-        replies = await asyncio.gather(*(handle_request(runtime, m, notify) for m in message))
+        replies = await asyncio.gather(*(handle_request(runtime, m, notify, peer) for m in message))
         return [r for r in replies if r is not None] or None
-    return await handle_request(runtime, message, notify)
+    return await handle_request(runtime, message, notify, peer)
 
 
 async def handle_request(
-    runtime: Runtime, message: Any, notify: Notify | None = None
+    runtime: Runtime, message: Any, notify: Notify | None = None, peer: socket.socket | None = None
 ) -> dict[str, Any] | None:
     if (
         not isinstance(message, dict)
@@ -131,6 +140,8 @@ async def handle_request(
         if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
             result = await cli_host.run(runtime, params or {}, notify, handle_request)
         else:
+            if peer is not None:  # the socket's (None: in-process, the caller's own)
+                check_peer(runtime.settings, message["method"], peer)
             result = await execute(runtime, message["method"], params, progress)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
