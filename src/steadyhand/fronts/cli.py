@@ -327,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 params,
                 autostart=command["autostart"],
                 on_progress=streamed or (ProgressLine(sys.stderr) if sys.stderr.isatty() else None),
+                cli_cwd=os.getcwd(),
             )
             if streamed is not None and isinstance(result, dict):
                 result.pop("events", None)  # printed as they came

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -131,7 +132,8 @@ async def handle_request(
         if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
             result = await cli_host.run(runtime, params or {}, notify, handle_request)
         else:
-            result = await execute(runtime, message["method"], params, progress)
+            cwd = cli_cwd(message)
+            result = await execute(runtime, message["method"], params, progress, cwd)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}
@@ -142,6 +144,21 @@ async def handle_request(
         )
         reply = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc_error()}
     return None if "id" not in message else reply
+
+
+def cli_cwd(message: dict[str, Any]) -> str | None:
+    """The CLI's working directory, which the CLI (and only it: the other fronts build
+    their requests themselves) sends beside the params; files_policy.py uses it."""
+    cwd = message.get("cli_cwd")
+    if cwd is None:
+        return None
+    if not isinstance(cwd, str) or "\0" in cwd or not os.path.isabs(cwd):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "cli_cwd must be an absolute path",
+            "it is the CLI's working directory; other clients leave it out",
+        )
+    return cwd
 
 
 def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
