@@ -142,9 +142,9 @@ def confine(given: str, roots: FileRoots, *, write: bool, command: str) -> Path:
     raise SteadyhandError(
         ErrorCode.POLICY_DENIED,
         f"{command} may not {verb} {shown}: {rule}",
-        f"use a path inside a root — {roots.shown()} — or add a directory to the file_roots "
-        "setting (STEADYHAND_FILE_ROOTS, os.pathsep-separated)"
-        + ("; uploads may also come from upload_dirs" if not write else ""),
+        ("write inside a root" if write else "copy the file into a root")
+        + f" — {roots.shown()} — or add a directory to the file_roots setting "
+        "(STEADYHAND_FILE_ROOTS, os.pathsep-separated)",
         {"path": str(path), "roots": [str(r.path) for r in roots.roots]},
     )
 

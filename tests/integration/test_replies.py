@@ -365,7 +365,8 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
 
         assert wait_until(listed, 30), f"no pending {command} approval"
         (approval,) = found
-        t.name(approval, f"<id {len(t.names) - 1}>")
+        ids = sum(placeholder.startswith("<id ") for placeholder in t.names.values())
+        t.name(approval, f"<id {ids + 1}>")
         return approval
 
     clicking = t.later("click", "e1", "--session", "shop")
