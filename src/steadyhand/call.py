@@ -147,11 +147,12 @@ class Call:
 
         return await asyncio.to_thread(chosen)
 
-    async def input_path(self, given: str, command: str) -> Path:
-        """A file `command` reads, resolved and confined to the file roots."""
+    async def input_paths(self, given: list[str], command: str) -> list[Path]:
+        """Files `command` reads, resolved and confined to the file roots."""
 
-        def chosen() -> Path:
-            return confine(given, self.file_roots(), write=False, command=command)
+        def chosen() -> list[Path]:
+            roots = self.file_roots()
+            return [confine(path, roots, write=False, command=command) for path in given]
 
         return await asyncio.to_thread(chosen)
 

@@ -115,7 +115,8 @@ async def profile_import(call: Call, params: ImportParams) -> Imported:
             "profile import needs a storage-state file",
             "`profile import NAME FILE`; `profile export NAME --out FILE` writes one",
         )
-    state = read_state(await call.input_path(params.file, "profile import"))
+    (path,) = await call.input_paths([params.file], "profile import")
+    state = read_state(path)
     await call.engine.import_profile(params.name, state)
     return Imported(name=params.name, cookies=len(state["cookies"]), origins=len(state["origins"]))
 
