@@ -94,16 +94,16 @@ def main() -> None:
                     executable_path=str(find_chromium("")), args=launch_args(Path(tmp))
                 )
                 page = browser.new_context().new_page()
+
+                def navigate(session: str) -> Callable[[int], object]:
+                    return lambda i: rpc_client.call(
+                        settings, "navigate", {"session": session, "url": f"{url}?{session}={i}"}
+                    )
+
                 loads: dict[str, Callable[[int], object]] = {
                     "raw": lambda i: page.goto(f"{url}?raw={i}", wait_until="load"),
-                    **{
-                        name: (
-                            lambda i, name=name: rpc_client.call(
-                                settings, "navigate", {"session": name, "url": f"{url}?{name}={i}"}
-                            )
-                        )
-                        for name in ("direct", "proxied")
-                    },
+                    "direct": navigate("direct"),
+                    "proxied": navigate("proxied"),
                 }
                 for i in range(args.rounds + 1):  # interleaved: the same load for each way
                     for name, load in loads.items():

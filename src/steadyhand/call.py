@@ -18,7 +18,9 @@ from steadyhand.desktop.events import DesktopEvents
 from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.files_policy import FileRoots, confine, file_roots
 from steadyhand.observe.metrics import Metrics
+from steadyhand.store.artifacts import output_path, safe_name
 from steadyhand.store.sqlite import ArtifactFile, Store
 from steadyhand.webhook import Webhook
 
@@ -97,6 +99,9 @@ class Call:
     request_id: str = ""  # names the call in log lines and its action_log row
     # Where progress of long work goes (the front's, when its caller asked for it).
     progress: Callable[[int, int | None, str], Awaitable[None]] | None = None
+    # The working directory of the CLI that sent this call (absolute); None from any other
+    # front. Its relative paths start there, and it may be a file root (files_policy.py).
+    cli_cwd: str | None = None
 
     @property
     def engine(self) -> Engine:
@@ -121,6 +126,37 @@ class Call:
         except OSError:
             return  # not written after all
         self.files.append(ArtifactFile(kind, label, str(path), size))
+
+    def file_roots(self, folder: str | None = None) -> FileRoots:
+        """Where this call's file paths must resolve (files_policy.py). A relative path
+        starts at the CLI's working directory, or for other fronts at the artifacts folder
+        of `folder` (default: the call's session). Blocking (it resolves the roots)."""
+        settings = self.runtime.settings
+        base = settings.artifacts_dir / safe_name(folder or self.session_name)
+        return file_roots(settings, base, self.cli_cwd)
+
+    async def output_path(
+        self, given: str | None, command: str, *, label: str, ext: str, folder: str | None = None
+    ) -> Path:
+        """Where `command` writes its file: the caller's path, confined to the file roots,
+        or an artifact of `folder` (default: the call's session)."""
+        folder = folder or self.session_name
+
+        def chosen() -> Path:
+            artifacts = self.runtime.settings.artifacts_dir
+            roots = self.file_roots(folder)
+            return output_path(given, command, artifacts, folder, label=label, ext=ext, roots=roots)
+
+        return await asyncio.to_thread(chosen)
+
+    async def input_paths(self, given: list[str], command: str) -> list[Path]:
+        """Files `command` reads, resolved and confined to the file roots."""
+
+        def chosen() -> list[Path]:
+            roots = self.file_roots()
+            return [confine(path, roots, write=False, command=command) for path in given]
+
+        return await asyncio.to_thread(chosen)
 
     async def report_progress(self, done: int, total: int | None, message: str) -> None:
         """Tell the caller how far long work got, when its front can show it."""

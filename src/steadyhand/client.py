@@ -321,21 +321,17 @@ async def _make(
 
 
 def _plain(command: Command | None, params: dict[str, Any]) -> dict[str, Any]:
-    """Params as JSON data. File paths are made absolute here, as the CLI does: the daemon
-    runs in another working directory."""
-    fields = command.params.model_fields if command is not None else {}
+    """Params as JSON data. File paths go as given: the daemon resolves a relative one in
+    the session's artifacts folder, as for every front but the CLI (files_policy.py); this
+    client also serves the MCP front, whose working directory means nothing to its agent."""
     out: dict[str, Any] = {}
     for key, given in params.items():
         if given is None:
             continue
-        field = fields.get(key)
-        extra = field.json_schema_extra if field is not None else None
         if isinstance(given, BaseModel):
             out[key] = given.model_dump(mode="json")
-        elif isinstance(extra, dict) and extra.get("file_path") and isinstance(given, str):
-            out[key] = os.path.abspath(given)
         elif isinstance(given, os.PathLike):
-            out[key] = os.path.abspath(os.fspath(given))
+            out[key] = os.fspath(given)
         else:
             out[key] = given
     return out

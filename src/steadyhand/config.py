@@ -216,10 +216,12 @@ def _defaults() -> dict[str, Any]:
         "block_private": False,
         "allowed_hosts": "",
         "blocked_hosts": "",
-        # Files commands write (screenshot, pdf, trace, report, downloads) or read (upload)
-        # must resolve, symlinks followed, under the state dir's artifacts and uploads, the
-        # upload_dirs and downloads_dir, or file_roots (os.pathsep-separated); a CLI call
-        # may also use its working directory when cli_cwd_files.
+        # Files commands write (screenshot, pdf, trace, report, desktop see, profile export,
+        # downloads) or read (upload, profile import) must resolve, symlinks followed, under
+        # the state dir's artifacts, the upload roots (upload_dirs, else the state dir's
+        # uploads), downloads_dir, or file_roots (os.pathsep-separated); a CLI call may also
+        # use its working directory when cli_cwd_files (not /, home or above it, and no
+        # hidden names under it). The rules: steadyhand/files_policy.py.
         "file_roots": "",
         "cli_cwd_files": True,
         # Secrets by name, typed in the daemon and never shown: a TOML file (mode 0600;

@@ -53,11 +53,13 @@ async def execute(
     method: str,
     raw_params: dict[str, Any] | None,
     progress: Progress | None = None,
+    cli_cwd: str | None = None,
 ) -> Any:
     """The command's result as JSON-ready data, or a SteadyhandError.
 
     `progress`: where long work (a big report) says how far it got, when the caller's
-    front can show it.
+    front can show it. `cli_cwd`: the working directory of the CLI that sent the call
+    (None from other fronts): where its relative paths start, and a file root.
     """
     raw = dict(raw_params or {})
     command = _command(method)
@@ -86,6 +88,7 @@ async def execute(
             started=started,
             request_id=request_id,
             progress=progress,
+            cli_cwd=cli_cwd,
         )
         await _before_run(call, command, params, raw, timeout_ms)
         try:
@@ -460,8 +463,9 @@ async def _record(
     result: Any = None,
 ) -> None:
     """The action's row in the store (with the files it wrote), its count in the metrics,
-    and its log line."""
-    if not command.touches_page:
+    and its log line. A command that touches no page has one only when policy refused it
+    (a file outside the roots): refusals are evidence."""
+    if not command.touches_page and (error is None or error.code != ErrorCode.POLICY_DENIED):
         return
     params = {k: v for k, v in raw.items() if k != "session"}
     params = redact(params, call.redactions if call else whole(command))

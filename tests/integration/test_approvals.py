@@ -280,6 +280,10 @@ def test_upload_is_gated_when_approval_uploads(gated: Daemon, site: str) -> None
     assert gated.cli("deny", pending["id"]).rc == 0
     denial(sending)
     assert done_text(gated, s) == "nothing"
+    # A file outside the file roots is refused at once: nobody is asked about it.
+    refused = gated.fail("upload", session=s, ref=attach, files=["/etc/hostname"])
+    assert refused.code == "policy_denied"
+    assert not [a for a in gated.call("approvals")["approvals"] if a["status"] == "pending"]
 
 
 # ---------------------------------------------------------------------- navigation

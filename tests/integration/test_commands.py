@@ -121,7 +121,7 @@ def test_screenshot_page_element_and_path(daemon: Daemon, site: str, tmp_path: P
     assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert path.is_relative_to(daemon.settings.artifacts_dir / s)
     assert default["bytes"] == path.stat().st_size
-    target = tmp_path / "button.png"
+    target = daemon.settings.artifacts_dir / "mine" / "button.png"  # a path in a file root
     element = daemon.call(
         "screenshot", session=s, ref=find_ref(page, "button", "Place order"), path=str(target)
     )
@@ -129,8 +129,10 @@ def test_screenshot_page_element_and_path(daemon: Daemon, site: str, tmp_path: P
     assert target.stat().st_size < path.stat().st_size
     full = daemon.call("screenshot", session=s, full_page=True)
     assert Path(full["path"]).is_file()
-    relative = daemon.fail("screenshot", session=s, path="shot.png")
-    assert relative.code == "bad_request" and "absolute" in relative.hint
+    relative = daemon.call("screenshot", session=s, path="shot.png")  # in the session's folder
+    assert relative["path"] == str(daemon.settings.artifacts_dir / s / "shot.png")
+    outside = daemon.fail("screenshot", session=s, path=str(tmp_path / "shot.png"))
+    assert outside.code == "policy_denied" and not (tmp_path / "shot.png").exists()
 
 
 def test_tabs_new_focus_close_and_popups(daemon: Daemon, site: str) -> None:

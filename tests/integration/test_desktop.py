@@ -137,11 +137,13 @@ def png_pixels(path: Path) -> tuple[int, int, bytes]:
 
 
 def test_see_annotate_boxes_the_refs_where_the_widgets_are(
-    desktop_daemon: Daemon, gtk_app: int, tmp_path: Path
+    desktop_daemon: Daemon, gtk_app: int
 ) -> None:
     d = desktop_daemon
     page = snap(d, gtk_app)
-    seen = d.call("desktop.see", annotate=True, app=str(gtk_app), path=str(tmp_path / "s.png"))
+    seen = d.call(
+        "desktop.see", annotate=True, app=str(gtk_app), path=str(d.settings.artifacts_dir / "s.png")
+    )
     boxes = {b["ref"]: b for b in seen["boxes"]}
     greet = boxes[ref_of(page, "push button", "Greet")]
     width, height, rows = png_pixels(Path(seen["path"]))
@@ -156,7 +158,7 @@ def test_see_annotate_boxes_the_refs_where_the_widgets_are(
     assert pixel(greet["x"], mid_y) == red  # its left edge is framed
     assert pixel(greet["x"] + greet["width"] - 1, mid_y) == red
     assert pixel(greet["x"] + greet["width"] // 2, mid_y) != red  # the button shows inside
-    plain = d.call("desktop.see", path=str(tmp_path / "plain.png"))
+    plain = d.call("desktop.see", path=str(d.settings.artifacts_dir / "plain.png"))
     assert plain["boxes"] == []
     _w, _h, clean = png_pixels(Path(plain["path"]))
     at = (mid_y * width + greet["x"]) * 3
@@ -232,7 +234,7 @@ def test_snapshot_reuses_a_walk_until_an_event_an_action_or_its_time(
 
 
 def test_a_window_on_top_hides_the_refs_under_it_and_snapshots_by_window(
-    desktop: DesktopSession, desktop_daemon: Daemon, gtk_app: int, tmp_path: Path
+    desktop: DesktopSession, desktop_daemon: Daemon, gtk_app: int
 ) -> None:
     """Without a window manager both forms sit at (0, 0): the one started last is on top."""
     d = desktop_daemon
@@ -240,7 +242,7 @@ def test_a_window_on_top_hides_the_refs_under_it_and_snapshots_by_window(
     with launched(desktop, gtk3_form()) as top:
         wait_on_bus(desktop, top.pid, "push button", "Greet")
         above = ref_of(snap(d, top.pid), "push button", "Greet")
-        seen = d.call("desktop.see", annotate=True, path=str(tmp_path / "both.png"))
+        seen = d.call("desktop.see", annotate=True, path=str(d.settings.artifacts_dir / "both.png"))
         boxed = {b["ref"] for b in seen["boxes"]}
         assert above in boxed and below not in boxed  # covered: not boxed
 

@@ -261,8 +261,10 @@ def check_metrics(d: Daemon, site: str, tmp_path: Path) -> None:
 def test_retention_on_start_keeps_the_newest_sessions_files_and_nothing_else(
     tmp_path_factory: pytest.TempPathFactory, site: str, tmp_path: Path
 ) -> None:
-    settings = make_settings(tmp_path_factory.mktemp("retention"), artifacts_keep_sessions=1)
-    mine = tmp_path / "mine.png"
+    settings = make_settings(
+        tmp_path_factory.mktemp("retention"), artifacts_keep_sessions=1, file_roots=str(tmp_path)
+    )
+    mine = tmp_path / "mine.png"  # in a file root of the user's, not the artifacts dir
     with running_daemon(settings) as d:
         d.call("open", session="old", url=f"{site}/form.html")
         old_shot = Path(d.call("screenshot", session="old")["path"])

@@ -243,16 +243,17 @@ def test_pdf_to_the_artifacts_dir_and_to_a_path(daemon: Daemon, site: str, tmp_p
     assert (indexed["kind"], indexed["path"], indexed["bytes"]) == ("pdf", str(path), done["bytes"])
     assert path.read_bytes()[:5] == b"%PDF-" and done["bytes"] == path.stat().st_size > 1000
     assert mode(path) == 0o600 and mode(path.parent) == 0o700
-    target = tmp_path / "new" / "dir" / "out.pdf"
+    root = daemon.settings.artifacts_dir  # a file root (files_policy.py)
+    target = root / "new" / "dir" / "out.pdf"
     chosen = daemon.call("pdf", session=s, path=str(target))
     assert chosen["path"] == str(target) and target.read_bytes()[:4] == b"%PDF"
-    assert (
-        mode(target) == 0o600 and mode(target.parent) == 0o700 and mode(tmp_path / "new") == 0o700
-    )
+    assert mode(target) == 0o600 and mode(target.parent) == 0o700 and mode(root / "new") == 0o700
     assert not [p for p in target.parent.iterdir() if p.name != "out.pdf"], "no temp file left"
-    relative = daemon.fail("pdf", session=s, path="page.pdf")
-    assert relative.code == "bad_request" and "absolute" in relative.hint
-    folder = daemon.fail("pdf", session=s, path=str(tmp_path))
+    relative = daemon.call("pdf", session=s, path="page.pdf")  # in the session's folder
+    assert relative["path"] == str(root / s / "page.pdf")
+    outside = daemon.fail("pdf", session=s, path=str(tmp_path / "out.pdf"))
+    assert outside.code == "policy_denied"
+    folder = daemon.fail("pdf", session=s, path=str(root))
     assert folder.code == "bad_request"
     from_cli = daemon.cli("pdf", "cli.pdf", "--session", s, cwd=tmp_path)
     assert from_cli.rc == 0, from_cli.err

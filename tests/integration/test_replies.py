@@ -60,6 +60,8 @@ class Transcript:
         self.env = env
         # Literal values that differ between runs, longest first when replaced.
         self.names = {site: "SITE", str(daemon.settings.state_dir): "STATE"}
+        if os.getcwd() != "/":  # the CLI's working directory is a file root in hints
+            self.names[os.getcwd()] = "CWD"
         self.blocks: list[tuple[str, str]] = []  # (command or note, its reply)
 
     def __call__(self, *args: str, rc: int = 0, vary: tuple[tuple[str, str], ...] = ()) -> CliRun:
@@ -322,8 +324,8 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     t("profile", "list")
     t("close", "--session", "gamma")
     t("profile", "export", "shop")
-    t("profile", "export", "shop", "--out", str(d.settings.state_dir / "shop.json"))
-    t("profile", "import", "copy", str(d.settings.state_dir / "shop.json"))
+    t("profile", "export", "shop", "--out", str(d.settings.artifacts_dir / "shop.json"))
+    t("profile", "import", "copy", str(d.settings.artifacts_dir / "shop.json"))
     t("profile", "delete", "copy")
 
     t("session", "suspend", "beta")
@@ -365,7 +367,8 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
 
         assert wait_until(listed, 30), f"no pending {command} approval"
         (approval,) = found
-        t.name(approval, f"<id {len(t.names) - 1}>")
+        ids = sum(placeholder.startswith("<id ") for placeholder in t.names.values())
+        t.name(approval, f"<id {ids + 1}>")
         return approval
 
     clicking = t.later("click", "e1", "--session", "shop")
@@ -436,7 +439,7 @@ def test_desktop_replies(desktop_daemon: Daemon, site: str) -> None:
             "--app",
             str(pid),
             "--path",
-            f"{d.settings.state_dir}/see.png",
+            f"{d.settings.artifacts_dir}/see.png",
         )
         t("desktop", "windows")
         t("desktop", "window", "move", window, "--x", "10", "--y", "20")

@@ -59,11 +59,12 @@ def view(daemon: Daemon, path: Path, scenario: Callable[[Page, list[str]], T]) -
 
 
 def test_the_report_renders_in_chromium_with_every_action_and_its_screenshots(
-    daemon: Daemon, site: str, tmp_path: Path
+    daemon: Daemon, site: str
 ) -> None:
     session = "report-known"
     actions = run_known_sequence(daemon, site, session)
-    out = daemon.call("report", name=session, path=str(tmp_path / "out" / "report.html"))
+    target = daemon.settings.artifacts_dir / "report-out" / "report.html"  # in a file root
+    out = daemon.call("report", name=session, path=str(target))
     path = Path(out["path"])
     trace = daemon.call("trace", name=session, last=0)
 

@@ -224,7 +224,7 @@ def test_restore_sessions_setting_brings_sessions_back_on_start(
 
 
 def test_a_persistent_profile_keeps_a_login_across_a_daemon_restart(
-    daemon_factory: Callable[..., Daemon], site: str, tmp_path: Path
+    daemon_factory: Callable[..., Daemon], site: str
 ) -> None:
     d = daemon_factory()
     created = d.call("profile.create", name="work")
@@ -239,7 +239,7 @@ def test_a_persistent_profile_keeps_a_login_across_a_daemon_restart(
     page = account(d, "p3")
     assert "Logged in as Ada" in page and "theme: dark" in page
 
-    out = tmp_path / "work.json"
+    out = d.settings.artifacts_dir / "work.json"  # in a file root
     exported = d.call("profile.export", name="work", out=str(out))
     assert exported["cookies"] == 1 and out.stat().st_mode & 0o777 == 0o600
     assert json.loads(out.read_text())["cookies"][0]["name"] == "user"

@@ -113,16 +113,15 @@ def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, si
     assert new_doc.startswith("# a new document since the last snapshot") and "Save home" in new_doc
 
 
-def test_labelled_screenshot_draws_labels_only_for_the_capture(
-    daemon: Daemon, site: str, tmp_path: Path
-) -> None:
+def test_labelled_screenshot_draws_labels_only_for_the_capture(daemon: Daemon, site: str) -> None:
     s = "labels"
     daemon.call("open", session=s, url=f"{site}/form.html")
     page = daemon.snapshot(s)
-    before = tmp_path / "before.png"
+    mine = daemon.settings.artifacts_dir / "mine"  # in a file root
+    before = mine / "before.png"
     daemon.call("screenshot", session=s, path=str(before))
-    shot = daemon.call("screenshot", session=s, labels=True, path=str(tmp_path / "labels.png"))
-    after = tmp_path / "after.png"
+    shot = daemon.call("screenshot", session=s, labels=True, path=str(mine / "labels.png"))
+    after = mine / "after.png"
     daemon.call("screenshot", session=s, path=str(after))
 
     labels = {label["ref"]: label for label in shot["labels"]}

@@ -44,15 +44,18 @@ def test_method_names_map_to_commands() -> None:
         command_for("fly")
 
 
-def test_params_become_json_with_absolute_file_paths(tmp_path: Path) -> None:
+def test_params_become_json_with_file_paths_as_given(tmp_path: Path) -> None:
+    # The daemon resolves a relative path in the session's artifacts folder: this client
+    # serves the MCP front too, whose working directory is not its agent's.
     class Box(BaseModel):
         x: int
 
     params = _plain(
         COMMANDS["screenshot"], {"path": "shot.png", "ref": None, "tab": "t1", "box": Box(x=1)}
     )
-    assert params == {"path": str(Path("shot.png").absolute()), "tab": "t1", "box": {"x": 1}}
+    assert params == {"path": "shot.png", "tab": "t1", "box": {"x": 1}}
     assert _plain(None, {"p": tmp_path}) == {"p": str(tmp_path)}
+    assert _plain(None, {"p": Path("a/b.png")}) == {"p": "a/b.png"}
 
 
 def test_a_client_waits_out_the_deadline_and_an_approval(tmp_path: Path) -> None:

@@ -112,6 +112,8 @@ async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Nee
         reason = policy.upload()
         if reason is None:
             return None
+        # A file outside the roots is refused (files_policy.py) before a person is asked.
+        await call.input_paths(params.files, "upload")
         names = ", ".join(Path(p).name for p in params.files)
         return Need(f"{await _describe(call, params)} <- {names}", reason)
     if not (policy.names or policy.domains):

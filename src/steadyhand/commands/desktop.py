@@ -7,7 +7,6 @@ Refs look like `d7` and belong to the desktop, not to a browser tab.
 
 from __future__ import annotations
 
-import asyncio
 from urllib.parse import urlsplit
 
 from pydantic import Field, JsonValue
@@ -19,7 +18,6 @@ from steadyhand.commands.table import Params, Result, command, file_path, positi
 from steadyhand.desktop.router import Acted
 from steadyhand.desktop.transport import Want
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.artifacts import output_path
 
 
 class App(Result):
@@ -243,10 +241,9 @@ class DesktopSeen(Result):
 async def desktop_see(call: Call, params: DesktopSeeParams) -> DesktopSeen:
     """Save a PNG of the X screen; --annotate boxes and labels every visible ref."""
     png, boxes = await call.runtime.desktop.see(params.annotate, params.app, call.deadline)
-    root = call.runtime.settings.artifacts_dir
     label = "annotated" if params.annotate else "screen"
-    path = await asyncio.to_thread(
-        output_path, params.path, "desktop.see", root, "desktop", label=label, ext="png"
+    path = await call.output_path(
+        params.path, "desktop.see", label=label, ext="png", folder="desktop"
     )
     await save_private(path, png)
     call.keep(path, "screenshot", label)

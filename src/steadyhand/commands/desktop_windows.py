@@ -7,7 +7,6 @@ so (`verified`) and what it read. X calls run on the desktop worker thread.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from typing import Literal
 
@@ -18,7 +17,6 @@ from steadyhand.commands.table import Params, Result, command, positional, secre
 from steadyhand.desktop import clipboard, launch
 from steadyhand.desktop.windows import WindowActed, WindowFacts, Windows, parse_id, window_data
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.artifacts import output_path
 
 
 class Window(Result):
@@ -223,14 +221,8 @@ async def desktop_launch(call: Call, params: LaunchParams) -> LaunchResult:
     launch.program(params.argv)  # not_found before a log file is made
     # Nothing starts where there is no desktop to show it: this fails at once without one.
     await call.runtime.desktop.apps(call.deadline)
-    log = await asyncio.to_thread(
-        output_path,
-        None,
-        "desktop.launch",
-        call.runtime.settings.artifacts_dir,
-        "desktop",
-        label=name.rsplit("/", 1)[-1],
-        ext="log",
+    log = await call.output_path(
+        None, "desktop.launch", label=name.rsplit("/", 1)[-1], ext="log", folder="desktop"
     )
     process = await launch.start(params.argv, log)
     call.keep(log, "log", name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import asyncio
 from pathlib import Path
 
 from steadyhand.actions.verify import FILES_JS, Unverified
@@ -12,40 +12,20 @@ from steadyhand.commands.acting import TARGET_HELP, ActParams, click_once
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.files_policy import FileRoots, confine
 
 
 class UploadParams(ActParams):
     ref: str = positional(TARGET_HELP)
-    files: list[str] = positional("files to upload (from an allowed directory)")
+    files: list[str] = positional("files to upload (inside a file root: see `file_roots`)")
 
 
-def allowed_files(paths: list[str], roots: list[Path]) -> list[Path]:
-    """The files, resolved, if each lies inside one of `roots`; `policy_denied` else."""
-    real_roots = [Path(os.path.realpath(r)) for r in roots]
+def allowed_files(paths: list[str], roots: FileRoots) -> list[Path]:
+    """The files, resolved, if each lies inside a file root (files_policy.py);
+    `policy_denied` else. Blocking."""
     found = []
     for given in paths:
-        if "\0" in given:
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"{given!r} contains a NUL character",
-                "give paths of existing files",
-            )
-        try:
-            path = Path(os.path.realpath(Path(given).expanduser()))
-        except RuntimeError as exc:  # `~name` of no such user
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"{given!r}: {exc}",
-                "give absolute paths of existing files (or ~/ for your own home)",
-            ) from exc
-        if not any(path.is_relative_to(root) for root in real_roots):
-            shown = os.pathsep.join(str(r) for r in real_roots)
-            raise SteadyhandError(
-                ErrorCode.POLICY_DENIED,
-                f"{given} is outside the directories uploads may come from ({shown})",
-                "copy the file there, or add its directory to the `upload_dirs` setting "
-                "(STEADYHAND_UPLOAD_DIRS)",
-            )
+        path = confine(given, roots, write=False, command="upload")
         if not path.is_file():
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST, f"{given} is not a file", "give paths of existing files"
@@ -56,10 +36,10 @@ def allowed_files(paths: list[str], roots: list[Path]) -> list[Path]:
 
 @command("upload", acts=True)
 async def upload(call: Call, params: UploadParams) -> ActionResult:
-    """Put files into a file input (files only from the `upload_dirs` setting); verified."""
+    """Put files into a file input (files only from inside the file roots); verified."""
     if not params.files:
         raise SteadyhandError(ErrorCode.BAD_REQUEST, "upload needs a file", "give file paths")
-    files = allowed_files(params.files, call.runtime.settings.upload_roots)
+    files = await asyncio.to_thread(lambda: allowed_files(params.files, call.file_roots()))
     async with Act(call, params) as act:
 
         async def body() -> None:

@@ -13,7 +13,6 @@ from steadyhand.commands.lifecycle import NameParams
 from steadyhand.commands.table import Params, Result, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.trace import TraceEntry, entries_with_results, timeline_text
-from steadyhand.store.artifacts import output_path
 
 VIEWER_HINT = "open it with `playwright show-trace PATH` or at https://trace.playwright.dev"
 
@@ -127,10 +126,7 @@ async def trace_stop(call: Call, params: TraceStopParams) -> TraceSaved:
             f"session {session.name!r} is not recording a trace",
             "`trace start` first",
         )
-    root = call.runtime.settings.artifacts_dir
-    path = await asyncio.to_thread(
-        output_path, params.path, "trace", root, call.session_name, label="playwright", ext="zip"
-    )
+    path = await call.output_path(params.path, "trace", label="playwright", ext="zip")
     seconds = time.monotonic() - session.tracing_since
     session.tracing_since = None  # stopped even when saving fails: it cannot be resumed
     await session.context.tracing.stop(path=path)

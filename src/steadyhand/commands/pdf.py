@@ -12,7 +12,6 @@ from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.artifacts import output_path
 
 
 class PdfParams(TabParams):
@@ -75,10 +74,7 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
             "without --headed",
         )
     tab = await call.tab(params.tab)
-    root = call.runtime.settings.artifacts_dir
-    path = await asyncio.to_thread(
-        output_path, params.path, "pdf", root, call.session_name, label=tab.id, ext="pdf"
-    )
+    path = await call.output_path(params.path, "pdf", label=tab.id, ext="pdf")
     data = await tab.page.pdf(print_background=True)
     await save_private(path, data)
     call.keep(path, "pdf", tab.id)

@@ -14,7 +14,6 @@ from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, file_path, positional
 from steadyhand.engine.profiles import ProfileInfo
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.artifacts import requested_path
 
 
 class ProfileParams(Params):
@@ -85,7 +84,7 @@ async def profile_export(call: Call, params: ExportParams) -> Exported:
     state = await call.engine.export_profile(params.name)
     path = None
     if params.out:
-        target = requested_path(params.out, "profile export")
+        target = await call.output_path(params.out, "profile.export", label=params.name, ext="json")
         await asyncio.to_thread(write_private, target, json.dumps(state, indent=2))
         path = str(target)
     return Exported(
@@ -116,7 +115,8 @@ async def profile_import(call: Call, params: ImportParams) -> Imported:
             "profile import needs a storage-state file",
             "`profile import NAME FILE`; `profile export NAME --out FILE` writes one",
         )
-    state = read_state(requested_path(params.file, "profile import"))
+    (path,) = await call.input_paths([params.file], "profile import")
+    state = read_state(path)
     await call.engine.import_profile(params.name, state)
     return Imported(name=params.name, cookies=len(state["cookies"]), origins=len(state["origins"]))
 

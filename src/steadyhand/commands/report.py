@@ -11,7 +11,6 @@ from steadyhand.commands.observe import HistoryParams, recorded_actions
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import Result, command, file_path
 from steadyhand.observe.report import render
-from steadyhand.store.artifacts import output_path
 
 
 class ReportParams(HistoryParams):
@@ -38,10 +37,7 @@ async def report(call: Call, params: ReportParams) -> ReportResult:
     found = await recorded_actions(call, name, params.every_life)
     chosen = found[-params.last :] if params.last else found
     statuses = await asyncio.to_thread(call.runtime.store.sessions)
-    root = call.runtime.settings.artifacts_dir
-    path = await asyncio.to_thread(
-        output_path, params.path, "report", root, name, label="session", ext="html"
-    )
+    path = await call.output_path(params.path, "report", label="session", ext="html", folder=name)
     loop = asyncio.get_running_loop()
 
     def progress(done: int, total: int, message: str) -> None:

@@ -16,7 +16,6 @@ from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.labels import draw, erase, labels_for
 from steadyhand.snapshot.take import take
-from steadyhand.store.artifacts import output_path
 
 
 class ScreenshotParams(TabParams):
@@ -66,10 +65,7 @@ async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> byt
 async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
     tab = await call.tab(params.tab)
-    root = call.runtime.settings.artifacts_dir
-    path = await asyncio.to_thread(
-        output_path, params.path, "screenshot", root, call.session_name, label=tab.id, ext="png"
-    )
+    path = await call.output_path(params.path, "screenshot", label=tab.id, ext="png")
     if params.labels and params.ref:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,

@@ -183,7 +183,8 @@ def secret_field(description: str, default: Any = ...) -> Any:
 
 
 def file_path(description: str, positional: bool = False) -> Any:
-    """A filesystem path: the CLI makes it absolute before sending it to the daemon."""
+    """A filesystem path: the CLI makes it absolute against its working directory; the
+    daemon confines it to the file roots (files_policy.py) wherever it came from."""
     extra: dict[str, JsonValue] = {"file_path": True}
     if positional:
         extra |= {"positional": True, "sensitive": False}

@@ -21,6 +21,7 @@ from playwright.async_api import Dialog, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.files_policy import inside_folder
 from steadyhand.store.artifacts import artifact_path
 
 MAX_KEPT = 200  # answered dialogs and downloads remembered per tab
@@ -139,6 +140,8 @@ class PageEvents:
             await download.save_as(path)
             os.chmod(path, 0o600)
             record |= {"path": str(path), "bytes": path.stat().st_size}
+        except SteadyhandError as exc:  # files_policy: a link in the folder points out
+            record["error"] = exc.message
         except (PlaywrightError, OSError) as exc:
             record["error"] = str(exc).splitlines()[0]
         return record
@@ -199,7 +202,7 @@ def named_in(folder: Path) -> Callable[[str], Path]:
 
     def path_for(suggested: str) -> Path:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return _unique(folder / _safe_name(suggested))
+        return inside_folder(_unique(folder / _safe_name(suggested)), folder)
 
     return path_for
 
@@ -209,7 +212,8 @@ def named_as_artifacts(root: Path, session: str) -> Callable[[str], Path]:
 
     def path_for(suggested: str) -> Path:
         name = Path(_safe_name(suggested))
-        return artifact_path(root, session, "download", name.stem, name.suffix[1:])
+        path = artifact_path(root, session, "download", name.stem, name.suffix[1:])
+        return inside_folder(path, path.parent)
 
     return path_for
 
@@ -220,10 +224,11 @@ def _safe_name(name: str) -> str:
 
 
 def _unique(path: Path) -> Path:
-    if not path.exists():
+    """`path`, or the first `stem-N.ext` free; a symlink (even dangling) is not free."""
+    if not os.path.lexists(path):
         return path
     for n in range(2, 10_000):
         candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-        if not candidate.exists():
+        if not os.path.lexists(candidate):
             return candidate
     raise OSError(f"too many files named like {path.name}")

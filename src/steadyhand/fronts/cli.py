@@ -327,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 params,
                 autostart=command["autostart"],
                 on_progress=streamed or (ProgressLine(sys.stderr) if sys.stderr.isatty() else None),
+                cli_cwd=working_dir(),
             )
             if streamed is not None and isinstance(result, dict):
                 result.pop("events", None)  # printed as they came
@@ -343,6 +344,15 @@ def main(argv: list[str] | None = None) -> int:
         return report_error(error, as_json)
     print(json.dumps({"ok": True, "result": result}) if as_json else reply.render(result, defaults))
     return 0
+
+
+def working_dir() -> str | None:
+    """This process's working directory, which the daemon takes as a file root of the call
+    (files_policy.py); None when it was deleted under us (then only the configured roots)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _daemon_start(settings: Settings) -> dict[str, Any]:

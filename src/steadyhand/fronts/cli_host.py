@@ -129,6 +129,7 @@ async def run(
             note = {"method": name, "seconds": wait_s}
             await notify({"jsonrpc": "2.0", "method": "cli.wait", "params": note})
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": name}
+        message["cli_cwd"] = call.cwd  # its relative paths start there (files_policy.py)
         message["params"] = json.loads(json.dumps(request))
         if call.tty:
             message["progress"] = True

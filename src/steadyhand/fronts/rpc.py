@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -142,7 +143,8 @@ async def handle_request(
         else:
             if peer is not None:  # the socket's (None: in-process, the caller's own)
                 check_peer(runtime.settings, message["method"], peer)
-            result = await execute(runtime, message["method"], params, progress)
+            cwd = cli_cwd(message)
+            result = await execute(runtime, message["method"], params, progress, cwd)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}
@@ -153,6 +155,21 @@ async def handle_request(
         )
         reply = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc_error()}
     return None if "id" not in message else reply
+
+
+def cli_cwd(message: dict[str, Any]) -> str | None:
+    """The CLI's working directory, which the CLI (and only it: the other fronts build
+    their requests themselves) sends beside the params; files_policy.py uses it."""
+    cwd = message.get("cli_cwd")
+    if cwd is None:
+        return None
+    if not isinstance(cwd, str) or "\0" in cwd or not os.path.isabs(cwd):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "cli_cwd must be an absolute path",
+            "it is the CLI's working directory; other clients leave it out",
+        )
+    return cwd
 
 
 def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:

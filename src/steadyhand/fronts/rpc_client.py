@@ -34,21 +34,24 @@ def call(
     params: dict[str, Any] | None = None,
     autostart: bool = True,
     on_progress: OnProgress | None = None,
+    *,
+    cli_cwd: str | None = None,
 ) -> Any:
     """Run one command in the daemon and return its result; raise SteadyhandError.
 
     `on_progress` is given the daemon's progress notes (done, total, message) on long work.
+    `cli_cwd`: the CLI's working directory, sent only by the CLI (files_policy.py).
     """
     params = dict(params or {})
     wait_s = reply_wait_s(settings, params)
     try:
-        return request(settings, method, params, wait_s, on_progress)
+        return request(settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd)
     except SteadyhandError as exc:
         if exc.code != ErrorCode.DAEMON_UNAVAILABLE or not autostart or exc.data.get("sent"):
             raise
     # A command of the browser's starts it with the daemon, while the daemon loads.
     start_daemon(settings, warm=not method.startswith("desktop."))
-    return request(settings, method, params, wait_s, on_progress)
+    return request(settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd)
 
 
 def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
@@ -65,11 +68,15 @@ def request(
     params: dict[str, Any],
     timeout_s: float,
     on_progress: OnProgress | None = None,
+    *,
+    cli_cwd: str | None = None,
 ) -> Any:
     """One JSON-RPC round trip on the daemon's socket."""
     message = {"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params}
     if on_progress is not None:
         message["progress"] = True
+    if cli_cwd is not None:
+        message["cli_cwd"] = cli_cwd
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:

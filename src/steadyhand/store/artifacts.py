@@ -1,8 +1,9 @@
 """Where files a command writes go: a path the caller gave, or one under the artifacts dir.
 
-Under the artifacts dir a file is `<session>/<time>-<action>-<label>.<ext>`, indexed in the
-store with the action that wrote it (see Call.keep), and subject to retention
-(observe/retention.py).
+A path the caller gives is resolved and confined to the call's file roots first
+(steadyhand/files_policy.py). Under the artifacts dir a file is
+`<session>/<time>-<action>-<label>.<ext>`, indexed in the store with the action that wrote
+it (see Call.keep), and subject to retention (observe/retention.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 import time
 from pathlib import Path
 
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.files_policy import FileRoots, confine
 
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -34,31 +35,21 @@ def safe_name(text: str) -> str:
     return UNSAFE.sub("_", text).lstrip(".")[:80] or "_"
 
 
-def requested_path(given: str, command: str) -> Path:
-    """A path the caller asked for: it must be absolute (the daemon has its own cwd)."""
-    if "\0" in given:
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"{command} path {given!r} contains a NUL character",
-            "give a path without NUL characters",
-        )
-    path = Path(given)
-    if not path.is_absolute():
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"{command} path {given!r} is relative",
-            "give an absolute path (the daemon's working directory is not yours)",
-        )
-    return path
-
-
 def output_path(
-    given: str | None, command: str, root: Path, session: str, *, label: str, ext: str
+    given: str | None,
+    command: str,
+    root: Path,
+    session: str,
+    *,
+    label: str,
+    ext: str,
+    roots: FileRoots,
 ) -> Path:
-    """Where a command writes its file: the caller's absolute path (its folder made), or
-    the session's artifact `<time>-<command>-<label>.<ext>`. Blocking: run it in a thread."""
+    """Where a command writes its file: the caller's path, resolved and confined to the
+    call's file roots (files_policy.py), its folder made; or the session's artifact
+    `<time>-<command>-<label>.<ext>`. Blocking: run it in a thread."""
     if given is None:
         return artifact_path(root, session, command.replace(".", "-"), label, ext)
-    path = requested_path(given, command.replace(".", " "))
+    path = confine(given, roots, write=True, command=command.replace(".", " "))
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
