@@ -60,5 +60,12 @@ def output_path(
     if given is None:
         return artifact_path(root, session, command.replace(".", "-"), label, ext)
     path = requested_path(given, command.replace(".", " "))
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:  # a file where a folder must be, no permission, a read-only disk
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"cannot make the folder of {path}: {exc.strerror or exc}",
+            "give a path in a directory the daemon's user can write",
+        ) from exc
     return path
