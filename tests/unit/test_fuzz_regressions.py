@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.config import Settings
-from steadyhand.dispatch import translate
+from steadyhand.dispatch import CLOSED, translate
+from steadyhand.engine.session import new_page
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.store.artifacts import output_path
@@ -44,3 +48,45 @@ def test_a_renderer_crash_under_a_command_is_browser_crashed(said: str, tab_clos
     error = translate(PlaywrightError(said), tab_closed=tab_closed)
     assert error.code == ErrorCode.BROWSER_CRASHED
     assert "crashed" in error.message and "snapshot" in error.hint
+
+
+class _Browser:
+    def __init__(self) -> None:
+        self.connected = True
+
+    def is_connected(self) -> bool:
+        return self.connected
+
+
+class _Context:
+    """What new_page uses of a BrowserContext whose browser dies while it makes a page."""
+
+    def __init__(self) -> None:
+        self.browser = _Browser()
+
+    def on(self, event: str, handler: Callable[[Any], None]) -> None:
+        pass
+
+    def remove_listener(self, event: str, handler: Callable[[Any], None]) -> None:
+        pass
+
+    async def new_page(self) -> Any:
+        await asyncio.Event().wait()  # Playwright's call, once the browser is killed
+
+
+def test_a_page_being_made_when_the_browser_dies_fails_as_closed() -> None:
+    """Chaos found it: a browser SIGKILLed while `open` made its tab left `open` waiting
+    its whole deadline (a `timeout` 20 s later) instead of running again on the recovered
+    session."""
+    context = _Context()
+
+    async def scenario() -> None:
+        making = asyncio.ensure_future(new_page(cast(Any, context)))
+        await asyncio.sleep(0.3)
+        assert not making.done()
+        context.browser.connected = False
+        await asyncio.wait_for(making, 2)
+
+    with pytest.raises(PlaywrightError) as closed:
+        asyncio.run(scenario())
+    assert CLOSED.search(str(closed.value)), "dispatch reruns the command after recovery"
