@@ -11,9 +11,11 @@ Rules checked:
 - no false success: an action that answered ok really did what it says, as the read-back
   after it shows (the field holds the text, the counter advanced, the box is checked, the
   option selected, the page is the one navigated to — after a link's click, within 2 s:
-  its navigation may commit after the click answers —, the snapshot shows the page). A
-  read-back that reports a recovery (the browser died after the action answered) cannot
-  tell, and is counted as unverifiable instead;
+  its navigation may commit after the click answers —, the snapshot shows the page).
+  When a call after the action reports a recovery (the browser died after the action
+  answered), an effect that is gone must be one a restore does not keep (form input,
+  script state: unverifiable) or be listed in the recovery's `lost` (reported lost);
+  anything else is a false success;
 - no lost rows: the action log has exactly one row per call made (actions and read-backs,
   per command), whatever died when.
 """
@@ -66,6 +68,7 @@ class Report:
     faults: Counter[str] = field(default_factory=Counter)  # kills by target
     recovered_results: int = 0  # results and errors that reported a recovery
     unverifiable: int = 0
+    reported_lost: int = 0  # gone in a later recovery that lists it as lost
     verified: int = 0
     false_successes: list[str] = field(default_factory=list)
     rows_lost: dict[str, int] = field(default_factory=dict)  # command -> calls - rows
@@ -78,7 +81,10 @@ class Report:
         yield f"recoveries (daemon.status): {self.recoveries}; results reporting one: " + str(
             self.recovered_results
         )
-        yield f"successes verified: {self.verified}; unverifiable: {self.unverifiable}"
+        yield (
+            f"successes verified: {self.verified}; undone by a later recovery that reported "
+            f"them lost: {self.reported_lost}; unverifiable: {self.unverifiable}"
+        )
         yield f"false successes: {len(self.false_successes)}"
         yield f"rows lost: {sum(self.rows_lost.values())} {self.rows_lost or ''}".rstrip()
 
@@ -142,6 +148,7 @@ class Chaos:
         assert pid is not None, "the daemon runs"
         self.killer = Killer(settings.state_dir, pid)
         self.snapshot_text = ""
+        self.recoveries_seen: list[dict[str, Any]] = []
 
     # -- calls ---------------------------------------------------------------------------
 
@@ -154,25 +161,25 @@ class Chaos:
                 self.settings, method, {"session": SESSION, **params}, autostart=False
             )
         except SteadyhandError as exc:
-            if exc.data.get("recovered"):
-                self.report.recovered_results += 1
+            self._note_recovery(exc.data.get("recovered"))
             return str(exc.code), exc
-        if isinstance(result, dict) and result.get("recovered"):
-            self.report.recovered_results += 1
+        self._note_recovery(result.get("recovered") if isinstance(result, dict) else None)
         return "ok", result
 
-    def read_state(self) -> tuple[dict[str, Any] | None, bool]:
-        """The page's state, and whether a recovery came first; a few tries while the
-        browser comes back."""
-        recovered = False
+    def _note_recovery(self, report: Any) -> None:
+        if isinstance(report, dict):
+            self.report.recovered_results += 1
+            self.recoveries_seen.append(report)
+
+    def read_state(self) -> dict[str, Any] | None:
+        """The page's state; a few tries while the browser comes back."""
         for _ in range(4):
             code, result = self.call("evaluate", expression=STATE_JS)
             if code == "ok":
-                recovered = recovered or bool(result.get("recovered"))
-                return result["value"], recovered
-            recovered = recovered or bool(getattr(result, "data", {}).get("recovered"))
+                value: dict[str, Any] = result["value"]
+                return value
             time.sleep(0.5)
-        return None, True
+        return None
 
     def rows(self) -> Counter[str]:
         uri = f"file:{self.settings.store_path}?mode=ro"
@@ -196,11 +203,10 @@ class Chaos:
 
     def close_other_tabs(self, keep: Any) -> None:
         """`open` adds a tab: the others are closed (as actions too) to stay under max_tabs."""
-        with contextlib.suppress(SteadyhandError):
-            listed = rpc_client.call(self.settings, "tabs", {"session": SESSION}, autostart=False)
-            for tab in listed["tabs"]:
-                if tab["id"] != keep and not tab["current"]:
-                    self.call("tab.close", tab=tab["id"])
+        code, listed = self.call("tabs")
+        for tab in listed["tabs"] if code == "ok" else []:
+            if tab["id"] != keep and not tab["current"]:
+                self.call("tab.close", tab=tab["id"])
 
     def ref(self, role: str, name: str) -> str:
         try:
@@ -226,7 +232,7 @@ class Chaos:
         return self.report
 
     def step(self, step: int) -> None:
-        before, _ = self.read_state()
+        before = self.read_state()
         on_a = before is not None and before.get("path") == PAGE_A
         kind = self.rng.choice(ACTIONS_A if on_a else ACTIONS_B)
         if self.rng.random() < 0.5:
@@ -237,7 +243,11 @@ class Chaos:
             target, delay = self.plan[step]
             timer = threading.Timer(delay, self._kill, (target, started))
             timer.start()
+        self.recoveries_seen = []
         code, result, check = self.act(kind)
+        own = result.get("recovered") if isinstance(result, dict) else None
+        # The action's own recovery ran it again on the restored session: it must hold.
+        self.recoveries_seen = [r for r in self.recoveries_seen if r is not own]
         answered = time.monotonic() - started
         if timer is not None:
             timer.join()
@@ -253,23 +263,23 @@ class Chaos:
             if code == "stale_ref":
                 self.refresh_refs()
             return
-        after, recovered = self.read_state()
-        self.log(f"    read back {after} recovered={recovered}")
-        if after is None or recovered:
-            self.report.unverifiable += 1
-            return
-        problem = check(before or {}, after, result)
+        after = self.read_state()
+        problem = "no read-back" if after is None else check(before or {}, after, result)
         settle = 8 if kind == "click-link" else 0  # a link's navigation may commit later
-        while problem is not None and settle:
+        while problem is not None and settle and after is not None:
             settle -= 1
             time.sleep(0.25)
-            later, recovered = self.read_state()
-            if later is None or recovered:
-                self.report.unverifiable += 1
-                return
-            problem = check(before or {}, later, result)
+            after = self.read_state()
+            problem = "no read-back" if after is None else check(before or {}, after, result)
+        self.log(f"    read back {after} recoveries since: {len(self.recoveries_seen)}")
         if problem is None:
             self.report.verified += 1
+        elif self.recoveries_seen and kind in PAGE_MEMORY:
+            self.report.unverifiable += 1  # a restore does not keep the page's memory
+        elif self.recoveries_seen and _listed_lost(self.recoveries_seen, kind):
+            self.report.reported_lost += 1  # gone in a recovery that says so
+        elif after is None:
+            self.report.unverifiable += 1
         else:
             self.report.false_successes.append(f"step {step} {kind}: {problem}")
             self.log(f"    FALSE SUCCESS {problem}")
@@ -342,6 +352,18 @@ class Chaos:
             return code, result, _shows_page
         code, result = self.call("evaluate", expression="document.title")
         return code, result, _titled
+
+
+# Effects held in the page's memory (form input, script state): a restore from a checkpoint
+# does not bring them back (README, "Checkpoints"), so a recovery after them hides them.
+PAGE_MEMORY = {"click", "type", "fill", "check", "uncheck", "select"}
+
+
+def _listed_lost(recoveries: list[dict[str, Any]], kind: str) -> bool:
+    """Whether a recovery report lists an action of this kind among those it lost."""
+    command = "click" if kind == "click-link" else kind
+    lost = " ".join(str(item) for report in recoveries for item in report.get("lost", []))
+    return f"{command} {{" in lost or f"; {command} " in lost
 
 
 def _holds(key: str, value: Any) -> Chaos.Check:
