@@ -72,7 +72,7 @@ def main() -> int:
         files.mkdir()
         config = fuzzing.fuzz_settings(state)
         rpc_client.start_daemon(config)
-        http = start_http(fuzzing.serve_env(config, dict(os.environ)))
+        http = start_http(fuzzing.serve_env(config, dict(os.environ)), cwd=files)
         env = dict(os.environ, STEADYHAND_STATE_DIR=str(state))
         pid = rpc_client.daemon_pid(config)
         assert pid is not None
@@ -87,7 +87,7 @@ def main() -> int:
                 elif name == "http":
                     front = fuzzing.HttpFront(http.url, http.auth)
                 else:
-                    front = fuzzing.McpFront(env)
+                    front = fuzzing.McpFront(env, files)  # relative paths land in files
                 try:
                     run_front(name, front, runner, args.cases, args.seed)
                 finally:

@@ -386,14 +386,16 @@ class Loop:
 class McpFront:
     """`steadyhand mcp` over stdio, through the official MCP client."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        """`cwd`: the server's working directory, where relative file paths land (the
+        Python client makes them absolute there, as the CLI does)."""
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
         self.loop = Loop()
         self._stack = contextlib.AsyncExitStack()
         server = StdioServerParameters(
-            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=env
+            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=env, cwd=cwd
         )
 
         async def start() -> ClientSession:

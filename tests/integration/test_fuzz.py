@@ -40,22 +40,26 @@ def fuzz_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
 
 
 @pytest.fixture(scope="module")
-def http_server(fuzz_daemon: Daemon) -> Iterator[HttpServer]:
-    handle = start_http(fuzzing.serve_env(fuzz_daemon.settings, dict(os.environ)))
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where cases write files: absolute paths are moved under it, and the HTTP and MCP
+    servers run in it (their client makes relative paths absolute in its cwd)."""
+    return tmp_path_factory.mktemp("files")
+
+
+@pytest.fixture(scope="module")
+def http_server(fuzz_daemon: Daemon, files: Path) -> Iterator[HttpServer]:
+    env = fuzzing.serve_env(fuzz_daemon.settings, dict(os.environ))
+    handle = start_http(env, cwd=files)
     yield handle
     assert handle.stop() == 0
     assert "Traceback" not in handle.stderr(), handle.stderr()
 
 
 @pytest.fixture(scope="module")
-def fuzzer(
-    fuzz_daemon: Daemon, site: str, tmp_path_factory: pytest.TempPathFactory
-) -> fuzzing.Fuzzer:
+def fuzzer(fuzz_daemon: Daemon, site: str, files: Path) -> fuzzing.Fuzzer:
     pid = fuzz_daemon.pid()
     assert pid is not None
-    runner = fuzzing.Fuzzer(
-        fuzz_daemon.settings, site, tmp_path_factory.mktemp("files"), fuzzing.Tally(), pid
-    )
+    runner = fuzzing.Fuzzer(fuzz_daemon.settings, site, files, fuzzing.Tally(), pid)
     runner.ensure_live()
     return runner
 
@@ -94,8 +98,8 @@ def test_fuzz_http(http_server: HttpServer, fuzzer: fuzzing.Fuzzer) -> None:
         front.close()
 
 
-def test_fuzz_mcp(fuzz_daemon: Daemon, fuzzer: fuzzing.Fuzzer) -> None:
-    front = fuzzing.McpFront(fuzz_daemon.env)
+def test_fuzz_mcp(fuzz_daemon: Daemon, fuzzer: fuzzing.Fuzzer, files: Path) -> None:
+    front = fuzzing.McpFront(fuzz_daemon.env, files)
     try:
         fuzz_front("mcp", front, fuzzer)
     finally:
