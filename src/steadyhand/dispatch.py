@@ -38,6 +38,9 @@ Progress = Callable[[int, int | None, str], Awaitable[None]]
 # What Playwright says when the page, context or browser went away under a call.
 CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
 
+# What Playwright says when the renderer of the page a call waited on died (SIGKILL, OOM).
+RENDERER_CRASHED = re.compile(r"\b(Target|Page) crashed")
+
 # Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
 MAX_DEPTH = 32
 
@@ -387,6 +390,13 @@ def translate(
             ErrorCode.INTERNAL,
             f"{type(exc).__name__}: {first}",
             "see the daemon log; please report",
+        )
+    if RENDERER_CRASHED.search(first):  # whether or not the crash closed the tab yet
+        return SteadyhandError(
+            ErrorCode.BROWSER_CRASHED,
+            f"the tab's renderer crashed while the command ran: {first}",
+            "its session is recovered from its last checkpoint: take a new snapshot (refs "
+            "from before are stale), check whether the action took effect, then retry",
         )
     if tab_closed and browser_running:
         return _closed_under(first)

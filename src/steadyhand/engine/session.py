@@ -146,7 +146,7 @@ class Session:
             self._current = next(reversed(self.tabs), None)
 
     async def new_tab(self) -> Tab:
-        page = await self.context.new_page()
+        page = await new_page(self.context)
         tab = self.adopt(page)
         self._current = tab.id
         return tab
@@ -201,3 +201,35 @@ class Session:
                 log.warning("session %s: its trace could not be saved: %s", self.name, exc)
             self.tracing_since = None
         await self.context.close()
+
+
+# How often a page being created checks that its browser still runs.
+NEW_PAGE_POLL_S = 0.1
+
+
+async def new_page(context: BrowserContext) -> Page:
+    """`context.new_page()`, failing as closed when the browser or context goes away
+    meanwhile: Playwright's own call then waits forever for a page the killed browser never
+    announces, and holds its command until the deadline instead of its recovery."""
+    closed = asyncio.Event()
+
+    def on_close(_context: BrowserContext) -> None:
+        closed.set()
+
+    context.on("close", on_close)
+    creating = asyncio.ensure_future(context.new_page())
+    browser = context.browser
+    try:
+        while True:
+            done, _ = await asyncio.wait({creating}, timeout=NEW_PAGE_POLL_S)
+            if done:
+                return creating.result()
+            if closed.is_set() or (browser is not None and not browser.is_connected()):
+                creating.cancel()
+                await asyncio.gather(creating, return_exceptions=True)
+                raise PlaywrightError(
+                    "BrowserContext.new_page: Target page, context or browser has been "
+                    "closed while the page was being created"
+                )
+    finally:
+        context.remove_listener("close", on_close)

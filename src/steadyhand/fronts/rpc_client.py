@@ -57,8 +57,14 @@ def call(
 def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
     """How long a client waits for a reply: the longest deadline the command may run under
     (the daemon enforces it), plus an approval's wait (it comes before the deadline
-    starts), plus a grace period."""
-    deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
+    starts), plus a grace period.
+
+    A timeout that is no valid deadline gets the long tier's wait: refusing it here would
+    keep the refusal out of the daemon's action log; the daemon refuses it, and logs it."""
+    try:
+        deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
+    except SteadyhandError:
+        deadline_s = settings.timeout_ms(None, "long") / 1000
     return deadline_s + settings.approval_timeout_s + REPLY_GRACE_S
 
 

@@ -12,6 +12,7 @@ import re
 import time
 from pathlib import Path
 
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, confine
 
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -51,5 +52,12 @@ def output_path(
     if given is None:
         return artifact_path(root, session, command.replace(".", "-"), label, ext)
     path = confine(given, roots, write=True, command=command.replace(".", " "))
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:  # a file where a folder must be, no permission, a read-only disk
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"cannot make the folder of {path}: {exc.strerror or exc}",
+            "give a path in a directory the daemon's user can write",
+        ) from exc
     return path
