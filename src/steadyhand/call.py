@@ -6,7 +6,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.metrics import Metrics
 from steadyhand.store.sqlite import ArtifactFile, Store
+from steadyhand.vault import Vault
 from steadyhand.webhook import Webhook
 
 
@@ -38,8 +39,13 @@ class Runtime:
     _desktop: Desktop | None = None
     _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
+    # The secrets this runtime types by name (settings secrets_*); the daemon makes its own
+    # before Playwright starts, to take the secret variables out of the environment first.
+    vault: InitVar[Vault | None] = None
+    secrets: Vault = field(init=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, vault: Vault | None) -> None:
+        self.secrets = vault if vault is not None else Vault(self.settings)
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
         self.store.on_session_status = self.metrics.session
 

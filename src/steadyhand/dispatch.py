@@ -27,8 +27,9 @@ from steadyhand.commands import COMMANDS, Command
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.observe.log import action_logged
-from steadyhand.store.redact import redact
+from steadyhand.store.redact import SecretName, redact
 from steadyhand.store.sqlite import ArtifactFile
+from steadyhand.vault import NAME, mask_data, mask_error
 
 log = logging.getLogger("steadyhand.dispatch")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
@@ -61,6 +62,7 @@ async def execute(
     command = _command(method)
     started = time.monotonic()
     request_id = secrets.token_hex(8)
+    runtime.secrets.refresh()  # a secret added to the file since is known to this command
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
@@ -112,6 +114,11 @@ async def execute(
             error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
         await _report_recovery(runtime, call)  # _explain puts it in the error's data
         await _explain(runtime, command, call, error, started)
+    # What leaves the daemon (replies, the action log, log lines) never holds a secret's
+    # value, wherever it came from (a page that echoes it, an error quoting the text).
+    data = mask_data(data)
+    if error is not None:
+        mask_error(error)
     await _record(
         runtime,
         command,
@@ -433,7 +440,10 @@ async def _record(
     and its log line."""
     if not command.touches_page:
         return
-    params = {k: v for k, v in raw.items() if k != "session"}
+    params = mask_data({k: v for k, v in raw.items() if k != "session"})
+    named = params.get("secret")
+    if "secret" in command.params.model_fields and isinstance(named, str) and NAME.fullmatch(named):
+        params["secret"] = SecretName(named)  # a secret's name, kept: not its value
     params = redact(params, call.redactions if call else whole(command))
     full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
     if error is None and full is not None and command.sensitive_result:

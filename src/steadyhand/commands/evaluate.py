@@ -16,6 +16,7 @@ from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.vault import mask_text
 
 # Turns any value into JSON: what JSON cannot hold (nodes, functions, cycles, NaN, bigint,
 # dates, ...) becomes a string describing it, so a result is never silently empty.
@@ -134,7 +135,7 @@ async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
         with suppress(PlaywrightError):
             await handle.dispose()
     value: JsonValue = found["value"]
-    text = json.dumps(value, ensure_ascii=False)
+    text = mask_text(json.dumps(value, ensure_ascii=False))  # before a cut: see vault.py
     limit = call.runtime.settings.snapshot_max_chars
     truncated = len(text) > limit
     if truncated:
