@@ -29,7 +29,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.observe.log import action_logged
 from steadyhand.store.redact import SecretName, redact
 from steadyhand.store.sqlite import ArtifactFile
-from steadyhand.vault import NAME, mask_data, mask_error
+from steadyhand.vault import NAME, mask_data, mask_error, mask_text
 
 log = logging.getLogger("steadyhand.dispatch")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
@@ -62,7 +62,7 @@ async def execute(
     command = _command(method)
     started = time.monotonic()
     request_id = secrets.token_hex(8)
-    runtime.secrets.refresh()  # a secret added to the file since is known to this command
+    progress = _masked(runtime, progress)
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
@@ -116,9 +116,7 @@ async def execute(
         await _explain(runtime, command, call, error, started)
     # What leaves the daemon (replies, the action log, log lines) never holds a secret's
     # value, wherever it came from (a page that echoes it, an error quoting the text).
-    data = mask_data(data)
-    if error is not None:
-        mask_error(error)
+    data = _mask_outcome(data, error)
     await _record(
         runtime,
         command,
@@ -136,6 +134,29 @@ async def execute(
     if error is failure:
         raise error
     raise error from failure
+
+
+def _masked(runtime: Runtime, progress: Progress | None) -> Progress | None:
+    """Secrets as the file holds them now (a secret added since is known to this command),
+    and progress notes (a streaming command's output: desktop events with a field's text)
+    with no value of a named secret in them, as the reply."""
+    runtime.secrets.refresh()
+    if progress is None:
+        return None
+    send = progress
+
+    async def masked(done: int, total: int | None, message: str) -> None:
+        await send(done, total, mask_text(message))
+
+    return masked
+
+
+def _mask_outcome(data: Any, error: SteadyhandError | None) -> Any:
+    """The result, or the error (in place), with every value of a named secret masked."""
+    if error is not None:
+        mask_error(error)
+        return None
+    return mask_data(data)
 
 
 def _command(method: str) -> Command:

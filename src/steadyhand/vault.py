@@ -293,21 +293,24 @@ class Vault:
             {"known": [s.name for s in known]},
         )
 
-    def expand(self, text: str, url: str, where: str) -> str:
+    def expand(self, text: str, url: str | None, where: str) -> str:
         """`text` with every `{{secret:NAME}}` replaced by its value, when the document at
-        `url` (the target's frame) may have each; nothing is expanded otherwise.
+        `url` (the target's frame; None: a desktop field, which has no host) may have each;
+        nothing is expanded otherwise.
 
         Refusals: an unknown name (`not_found`, with the known names) or a secret scoped to
         other domains (`policy_denied`, naming the host and the domains).
         """
         if not uses_secret(text):
             return text
-        host = host_of(url)
+        host = "" if url is None else host_of(url)
         values: dict[str, str] = {}
         for name in dict.fromkeys(REFERENCE.findall(text)):
             secret = self.lookup(name)
             if not secret.allows(host):
-                shown = host or url.split(":", 1)[0] + ": (no host)"
+                shown = host or (
+                    "the desktop" if url is None else url.split(":", 1)[0] + ": (no host)"
+                )
                 raise SteadyhandError(
                     ErrorCode.POLICY_DENIED,
                     f"secret {name} is only typed on {', '.join(secret.domains)} (subdomains "

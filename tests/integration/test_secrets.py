@@ -23,11 +23,14 @@ from typing import Any
 
 import pytest
 
+from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
-from tests.conftest import CliRun, Daemon, make_settings, wait_until
+from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
+from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.http_server import start_http
+from tests.integration.test_desktop import ref_of
 
 pytestmark = pytest.mark.integration
 
@@ -363,3 +366,39 @@ def test_errors_are_data_not_values(daemon: Daemon) -> None:
         assert exc.code == ErrorCode.BAD_REQUEST
     else:
         raise AssertionError("a bad secret name was taken")
+
+
+@pytest.fixture(scope="module")
+def desktop_daemon(
+    desktop: DesktopSession, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Daemon]:
+    """A daemon in the private desktop, with the same secrets."""
+    state = tmp_path_factory.mktemp("state")
+    state.chmod(0o700)
+    write_secrets(state / "secrets.toml", SECRETS_TOML)
+    environ = dict(desktop.env, STEADYHAND_SECRET_ENV_TOKEN=TOKEN)
+    with running_daemon(make_settings(state, log_level="debug"), environ) as handle:
+        yield handle
+
+
+def test_desktop_type_takes_unscoped_secrets(
+    desktop_daemon: Daemon, desktop: DesktopSession
+) -> None:
+    d = desktop_daemon
+    with launched(desktop, gtk3_form()) as app:
+        wait_on_bus(desktop, app.pid, "push button", "Greet")
+        page = d.call("desktop.snapshot", app=str(app.pid))["snapshot"]
+        name, greet = ref_of(page, "text", "Name"), ref_of(page, "push button", "Greet")
+        refused = d.fail("desktop.type", ref=name, text="{{secret:SCOPED_PIN}}")
+        assert refused.code == ErrorCode.POLICY_DENIED and "the desktop" in refused.message
+        typed = d.call("desktop.type", ref=name, text="{{secret:ENV_TOKEN}}")
+        assert typed["verified"] and typed["value"] == "{{secret:ENV_TOKEN}}"
+        d.call("desktop.click", ref=greet)
+        page = d.call("desktop.snapshot", app=str(app.pid), fresh=True)["snapshot"]
+        assert "hello {{secret:ENV_TOKEN}}" in page
+        rows = d.call("trace", last=0)["actions"]
+        typed_row = next(e for e in rows if e["command"] == "desktop.type" and e["ok"])
+        assert typed_row["params"]["text"] == "{{secret:ENV_TOKEN}}"
+        assert_clean(json.dumps([typed, page, rows]), "desktop replies")
+    for name, data in state_files(d).items():
+        assert TOKEN.encode() not in data, name
