@@ -189,8 +189,9 @@ def test_type_secret_over_cli_is_typed_and_never_shown(daemon: Daemon, login: Lo
     assert "you typed: {{secret:ENV_TOKEN}}" in page
     assert ": {{secret:ENV_TOKEN}}" in page  # the fields that hold it
     # Every way to read the page back.
-    value = cli("evaluate", "document.getElementById('copy').value", "--json").json
-    assert value["result"]["value"] == "{{secret:ENV_TOKEN}}"
+    # evaluate could read it back transformed: refused on the page a secret went into.
+    refused = cli("evaluate", "document.getElementById('copy').value", rc=7)
+    assert "error [policy_denied]" in refused.err
     assert "{{secret:ENV_TOKEN}}" in cli("extract", "text").out
     assert "typed {{secret:ENV_TOKEN}}" in cli("console").out
     cli("find", "you typed")
@@ -205,6 +206,9 @@ def test_type_secret_over_cli_is_typed_and_never_shown(daemon: Daemon, login: Lo
     assert login.posts[-1]["token"] == TOKEN
     welcome = cli("snapshot").out
     assert "The server got the password {{secret:BANK_PASSWORD}}" in welcome
+    # Another page: evaluate works again, and its value is masked too.
+    echoed = cli("evaluate", "document.body.innerText", "--json").json["result"]["value"]
+    assert "The server got the password {{secret:BANK_PASSWORD}}" in echoed
     listed = cli("secrets").out
     assert "BANK_PASSWORD" in listed and "ENV_TOKEN" in listed and "SCOPED_PIN" in listed
     shown.append(cli("trace", s).out)
@@ -236,15 +240,16 @@ def test_type_secret_over_rpc_and_http(daemon: Daemon, login: LoginSite) -> None
     done = d.call("type", session=s, ref=r["password"], secret="BANK_PASSWORD")
     done_token = d.call("fill", session=s, fields={r["token"]: "x-{{secret:ENV_TOKEN}}"})
     assert "x-{{secret:ENV_TOKEN}}" in json.dumps(done_token)
-    evaluated = d.call(
-        "evaluate", session=s, expression="document.querySelector('[name=token]').value"
-    )
-    assert evaluated["value"] == "x-{{secret:ENV_TOKEN}}"
-    length = d.call(
-        "evaluate", session=s, expression="document.querySelector('[name=password]').value.length"
-    )
-    assert length["value"] == len(PASSWORD)
-    for reply in (done, done_token, evaluated):
+    page = d.snapshot(s)
+    assert 'textbox "Token"' in page and ": x-{{secret:ENV_TOKEN}}" in page
+    refused = d.fail("evaluate", session=s, expression="1")
+    assert refused.code == ErrorCode.POLICY_DENIED and r["password"] not in refused.message
+    posted = len(login.posts)
+    signed_in = d.call("click", session=s, ref=r["sign_in"])
+    assert wait_until(lambda: len(login.posts) > posted)
+    assert login.posts[-1]["password"] == PASSWORD
+    assert login.posts[-1]["token"] == "x-" + TOKEN
+    for reply in (done, done_token, page, signed_in):
         assert_clean(json.dumps(reply), "an RPC reply")
 
 
@@ -270,10 +275,10 @@ def test_scoped_secret_goes_only_to_its_domains(daemon: Daemon, login: LoginSite
     # On its own domain it is typed (the reply shows the value masked: it is in the field).
     d.call("open", session=s, url=login.url("localhost"))
     r = refs(d, s)
-    d.call("type", session=s, ref=r["token"], secret="SCOPED_PIN")
-    value = d.call("evaluate", session=s, expression="document.querySelector('[name=token]').value")
-    assert value["value"] == "{{secret:SCOPED_PIN}}"
-    assert_clean(json.dumps(value), "an RPC reply")
+    typed = d.call("type", session=s, ref=r["token"], secret="SCOPED_PIN")
+    page = d.snapshot(s)
+    assert "you typed: {{secret:SCOPED_PIN}}" in page
+    assert_clean(json.dumps(typed) + page, "an RPC reply")
 
 
 def test_unknown_secret_lists_the_names(daemon: Daemon, login: LoginSite) -> None:

@@ -273,7 +273,11 @@ async def with_secrets(call: Call, aim: Aim, text: str) -> str:
         return text
     frame = await aim.handle.owner_frame()
     url = frame.url if frame is not None else ""
-    return call.runtime.secrets.expand(text, url, aim.what)
+    typed = call.runtime.secrets.expand(text, url, aim.what)
+    tab = call.tab_used
+    if tab is not None:  # evaluate is refused on this page from now on (commands/evaluate.py)
+        tab.secret_documents.add(await tab.document_id())
+    return typed
 
 
 @command("type", acts=True)

@@ -125,6 +125,14 @@ async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
             "(or STEADYHAND_ALLOW_EVALUATE=1) and restart the daemon",
         )
     tab = await call.tab(params.tab)
+    if tab.secret_documents and await tab.document_id() in tab.secret_documents:
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"a named secret was typed into the page in tab {tab.id}: evaluate is refused on "
+            "it (a script could read the value back in a form the masking does not know)",
+            "read the page with snapshot, find or extract (they show the secret by name), or "
+            "evaluate again once the tab has navigated to another page",
+        )
     try:
         handle = await _run(call, tab, params)
     finally:
