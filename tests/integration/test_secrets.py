@@ -10,6 +10,7 @@ trace, the session report and a Playwright trace.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets as random
@@ -31,6 +32,7 @@ from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_u
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.http_server import start_http
 from tests.integration.test_desktop import ref_of
+from tests.integration.test_mcp import call, stdio_mcp, text_of
 
 pytestmark = pytest.mark.integration
 
@@ -407,3 +409,30 @@ def test_desktop_type_takes_unscoped_secrets(
         assert_clean(json.dumps([typed, page, rows]), "desktop replies")
     for name, data in state_files(d).items():
         assert TOKEN.encode() not in data, name
+
+
+def test_type_secret_over_mcp(daemon: Daemon, login: LoginSite) -> None:
+    """An MCP agent types by name, and what comes back (text and structured content) names
+    the secret without its value."""
+    s = "mcp"
+
+    async def scenario() -> list[str]:
+        async with stdio_mcp(daemon.env) as client:
+            await call(client, "open", session=s, url=login.url())
+            page = text_of(await call(client, "snapshot", session=s))
+            token = find_ref(page, "textbox", "Token")
+            typed = await call(client, "type", session=s, ref=token, secret="ENV_TOKEN")
+            listed = await call(client, "secrets")
+            after = text_of(await call(client, "snapshot", session=s))
+            return [
+                text_of(typed),
+                json.dumps(typed.structured_content),
+                text_of(listed),
+                after,
+            ]
+
+    shown = asyncio.run(scenario())
+    assert "you typed: {{secret:ENV_TOKEN}}" in shown[-1]
+    assert "ENV_TOKEN" in shown[2]
+    for text in shown:
+        assert_clean(text, "an MCP tool result")
