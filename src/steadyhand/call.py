@@ -6,7 +6,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from steadyhand.files_policy import FileRoots, confine, file_roots
 from steadyhand.observe.metrics import Metrics
 from steadyhand.store.artifacts import output_path, safe_name
 from steadyhand.store.sqlite import ArtifactFile, Store
+from steadyhand.vault import Vault
 from steadyhand.webhook import Webhook
 
 
@@ -40,8 +41,13 @@ class Runtime:
     _desktop: Desktop | None = None
     _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
+    # The secrets this runtime types by name (settings secrets_*); the daemon makes its own
+    # before Playwright starts, to take the secret variables out of the environment first.
+    vault: InitVar[Vault | None] = None
+    secrets: Vault = field(init=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, vault: Vault | None) -> None:
+        self.secrets = vault if vault is not None else Vault(self.settings)
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
         if self.approvals.policy.domains:  # connections to them wait for a person
             self.engine.connection_gate = self.approvals.hold

@@ -80,7 +80,12 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     """
     from steadyhand.engine.engine import Engine
     from steadyhand.store.sqlite import Store
+    from steadyhand.vault import Vault
 
+    # Read the secret variables, then take them out of the environment before Playwright's
+    # driver starts: Chromium and the programs `desktop launch` starts inherit it.
+    vault = Vault(settings)
+    vault.scrub_environ()
     store = Store(settings.store_path)
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable.
     for status in ("active", "live"):
@@ -95,7 +100,7 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     from steadyhand.fronts import rpc
     from steadyhand.observe import retention
 
-    runtime = Runtime(settings=settings, engine=engine, store=store)
+    runtime = Runtime(settings=settings, engine=engine, store=store, vault=vault)
     server = rpc.RpcServer(runtime)
     try:  # before the first request, so a client never sees files due to go
         await asyncio.to_thread(retention.apply, store, settings)

@@ -29,8 +29,9 @@ from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.observe.log import action_logged
-from steadyhand.store.redact import redact
+from steadyhand.store.redact import SecretName, redact
 from steadyhand.store.sqlite import ArtifactFile
+from steadyhand.vault import NAME, mask_data, mask_error, mask_text
 
 log = logging.getLogger("steadyhand.dispatch")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
@@ -68,6 +69,7 @@ async def execute(
     command = _command(method)
     started = time.monotonic()
     request_id = secrets.token_hex(8)
+    progress = _masked(runtime, progress)
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
@@ -104,17 +106,7 @@ async def execute(
                 f"{command.name} did not finish within its {timeout_ms} ms deadline",
                 TIMEOUT_HINT,
             ) from exc
-        data = result.model_dump(mode="json")
-        if call.approval is not None:
-            data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
-        if await _report_recovery(runtime, call):
-            data["recovered"] = call.outcome["recovered"]
-        if "restored" in call.outcome:
-            data["restored"] = call.outcome["restored"]
-        blocked = refused_during(call)
-        if blocked:
-            data["blocked"] = [b.shown() for b in blocked]
-            raise_if_tab_blocked(call, blocked)
+        data = await _with_notes(runtime, call, result.model_dump(mode="json"))
     except Exception as exc:
         failure = exc
         if isinstance(exc, SteadyhandError):
@@ -124,6 +116,9 @@ async def execute(
             error = translate(exc, runtime.engine.browser_running, tab_closed=closed)
         await _report_recovery(runtime, call)  # _explain puts it in the error's data
         await _explain(runtime, command, call, error, started)
+    # What leaves the daemon (replies, the action log, log lines) never holds a secret's
+    # value, wherever it came from (a page that echoes it, an error quoting the text).
+    data = _mask_outcome(data, error)
     await _record(
         runtime,
         command,
@@ -141,6 +136,29 @@ async def execute(
     if error is failure:
         raise error
     raise error from failure
+
+
+def _masked(runtime: Runtime, progress: Progress | None) -> Progress | None:
+    """Secrets as the file holds them now (a secret added since is known to this command),
+    and progress notes (a streaming command's output: desktop events with a field's text)
+    with no value of a named secret in them, as the reply."""
+    runtime.secrets.refresh()
+    if progress is None:
+        return None
+    send = progress
+
+    async def masked(done: int, total: int | None, message: str) -> None:
+        await send(done, total, mask_text(message))
+
+    return masked
+
+
+def _mask_outcome(data: Any, error: SteadyhandError | None) -> Any:
+    """The result, or the error (in place), with every value of a named secret masked."""
+    if error is not None:
+        mask_error(error)
+        return None
+    return mask_data(data)
 
 
 def _command(method: str) -> Command:
@@ -212,6 +230,23 @@ def changes_page(name: str) -> bool:
     return command is not None and (
         command.acts or command.creates_session or name in ("evaluate", "back", "forward")
     )
+
+
+async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    """The result with what else happened to the call: the approval it waited for, a
+    recovery or restore of its session, connections the navigation policy refused
+    (`policy_denied` when one of them was a tab's page)."""
+    if call.approval is not None:
+        data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
+    if await _report_recovery(runtime, call):
+        data["recovered"] = call.outcome["recovered"]
+    if "restored" in call.outcome:
+        data["restored"] = call.outcome["restored"]
+    blocked = refused_during(call)
+    if blocked:
+        data["blocked"] = [b.shown() for b in blocked]
+        raise_if_tab_blocked(call, blocked)
+    return data
 
 
 def refused_during(call: Call) -> list[Blocked]:
@@ -477,7 +512,10 @@ async def _record(
     (a file outside the roots): refusals are evidence."""
     if not command.touches_page and (error is None or error.code != ErrorCode.POLICY_DENIED):
         return
-    params = {k: v for k, v in raw.items() if k != "session"}
+    params = mask_data({k: v for k, v in raw.items() if k != "session"})
+    named = params.get("secret")
+    if "secret" in command.params.model_fields and isinstance(named, str) and NAME.fullmatch(named):
+        params["secret"] = SecretName(named)  # a secret's name, kept: not its value
     params = redact(params, call.redactions if call else whole(command))
     full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
     if error is None and full is not None and command.sensitive_result:

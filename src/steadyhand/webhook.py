@@ -15,6 +15,7 @@ import urllib.request
 from typing import Any
 
 from steadyhand.config import check_webhook_url
+from steadyhand.vault import mask_text
 
 log = logging.getLogger("steadyhand.webhook")
 
@@ -86,7 +87,7 @@ class Webhook:
 
 
 def post(url: str, payload: dict[str, Any], timeout_s: float = TIMEOUT_S) -> None:
-    body = json.dumps(payload).encode()
+    body = mask_text(json.dumps(payload)).encode()  # no value of a named secret leaves
     request = urllib.request.Request(
         url, data=body, method="POST", headers={"Content-Type": "application/json"}
     )

@@ -392,6 +392,29 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     t.matches("approvals")
 
 
+def test_secret_replies(fresh_daemon: Daemon, site: str) -> None:
+    """Secrets by name: typed in the daemon, shown by name; listed without their values."""
+    d = fresh_daemon
+    path = d.settings.state_dir / "secrets.toml"
+    path.write_text(
+        'SHOP_USER = "ada-lovelace-1815"\n'
+        '[SHOP_PIN]\nvalue = "pin-2718"\ndomains = ["shop.example"]\n'
+    )
+    path.chmod(0o600)
+    t = Transcript(d, site, dict(d.env, STEADYHAND_SECRET_API_TOKEN="tok-31415926"))
+    t("open", f"{site}/form.html", "--session", "vault")
+    t("secrets")
+    t("snapshot", "-i", "--session", "vault")
+    t("type", "e2", "--secret", "SHOP_USER", "--session", "vault")
+    t("fill", "e3={{secret:API_TOKEN}}", "--session", "vault")
+    t("type", "e2", "--secret", "SHOP_PIN", "--session", "vault", rc=7)
+    t("type", "e2", "--secret", "NO_SUCH", "--session", "vault", rc=3)
+    text = t.text()
+    for value in ("ada-lovelace-1815", "pin-2718", "tok-31415926"):
+        assert value not in text
+    t.matches("secrets")
+
+
 def test_dialog_answered_by_setting_replies(fresh_daemon: Daemon, site: str) -> None:
     """With `dialogs = accept` an act reports the dialog it answered instead of stopping."""
     d = fresh_daemon

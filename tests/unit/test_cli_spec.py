@@ -117,7 +117,10 @@ def test_secrets_can_come_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse(["type", "e3", "--stdin"])[1] == {"ref": "e3", "text": "pass word"}
     monkeypatch.setattr("sys.stdin", io.StringIO("e1=alice\ne2=s3cret=x\n"))
     assert parse(["fill", "--stdin"])[1] == {"fields": {"e1": "alice", "e2": "s3cret=x"}}
-    for argv in (["type", "e3"], ["fill"], ["type", "e3", "both", "--stdin"]):
+    # `type` takes its text or --secret NAME: the daemon refuses neither (bad_request).
+    assert parse(["type", "e3", "--secret", "BANK"])[1] == {"ref": "e3", "secret": "BANK"}
+    assert parse(["type", "e3"])[1] == {"ref": "e3"}
+    for argv in (["fill"], ["type", "e3", "both", "--stdin"]):
         monkeypatch.setattr("sys.stdin", io.StringIO("x"))
         with pytest.raises(SteadyhandError) as info:
             parse(argv)

@@ -33,6 +33,7 @@ from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.page_model import MODEL_OF_E
+from steadyhand.vault import REFERENCE, only_references, reference, uses_secret
 
 # Whether the page handles key events on the element itself: then typing sends keys.
 LISTENS_FOR_KEYS_JS = f"e => !!{MODEL_OF_E}?.listensForKeys(e)"
@@ -204,8 +205,17 @@ CARET_TO_END_JS = """e => {
 SLOW_KEY_DELAY_MS = 30
 
 
+SECRET_HELP = "; {{secret:NAME}} in it types the secret NAME (see `secrets`)"
+
+
 class TypeParams(RefParams):
-    text: str = positional("text to type", sensitive=True)
+    text: str | None = positional("text to type" + SECRET_HELP, default=None, sensitive=True)
+    secret: str | None = Field(
+        None,
+        description="type the value of the secret of this name instead of text (see "
+        "`secrets`): it is typed in the daemon and never shown",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+    )
     submit: bool = Field(False, description="press Enter afterwards")
     slowly: bool = Field(False, description="type key by key instead of filling at once")
     clear: bool = Field(True, description="replace what the field holds (--no-clear appends)")
@@ -229,24 +239,67 @@ async def _type_into(act: Act, aim: Aim, text: str, *, clear: bool, slowly: bool
     return before + text
 
 
+def _type_text(params: TypeParams) -> str:
+    """What `type` types: its text, or a reference to the secret it names."""
+    if params.secret is not None:
+        if params.text:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "type takes text or --secret NAME, not both",
+                "put {{secret:NAME}} inside the text to type a secret among other text",
+            )
+        return reference(params.secret)
+    if params.text is None:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            "type needs the text to type (or --secret NAME)",
+            'e.g. type e5 "Ada" or type e6 --secret BANK_PASSWORD',
+        )
+    return params.text
+
+
+def check_secrets(call: Call, *texts: str) -> None:
+    """Every secret the texts name exists (`not_found` before anything is done)."""
+    for text in texts:
+        for name in REFERENCE.findall(text):
+            call.runtime.secrets.lookup(name)
+
+
+async def with_secrets(call: Call, aim: Aim, text: str) -> str:
+    """The text with its secrets' values in, for the document the target is in: a secret
+    scoped to other domains is refused (`policy_denied`) before anything is typed. Only
+    what the target's frame is, as the browser knows it (not the page's script), counts."""
+    if not uses_secret(text):
+        return text
+    frame = await aim.handle.owner_frame()
+    url = frame.url if frame is not None else ""
+    typed = call.runtime.secrets.expand(text, url, aim.what)
+    tab = call.tab_used
+    if tab is not None:  # evaluate is refused on this page from now on (commands/evaluate.py)
+        tab.secret_documents.add(await tab.document_id())
+    return typed
+
+
 @command("type", acts=True)
 async def type_(call: Call, params: TypeParams) -> ActionResult:
     """Type text into a field (replacing its value unless --no-clear); verified."""
+    text = _type_text(params)
+    check_secrets(call, text)
+    named = uses_secret(text)
     async with Act(call, params) as act:
 
         async def body() -> None:
             async with act.target(params.ref) as aim:
                 await act.ready(aim)
                 secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
-                if not secret:
-                    call.reveal("text")
+                if not secret or only_references(text):
+                    call.reveal("text")  # ordinary text, or only secrets' names
+                typed = await with_secrets(call, aim, text)
                 before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
-                wanted = await _type_into(
-                    act, aim, params.text, clear=params.clear, slowly=params.slowly
-                )
+                wanted = await _type_into(act, aim, typed, clear=params.clear, slowly=params.slowly)
                 value = await field_value(aim.handle)
                 try:
-                    act.detail.update(check_value(aim.what, wanted, value, secret))
+                    act.detail.update(check_value(aim.what, wanted, value, secret or named))
                 except Unverified:
                     # A field that takes each key and clears itself (a terminal's input
                     # line) while the page reacts: typed, not rejected.
@@ -263,7 +316,9 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
 
 
 class FillParams(ActParams):
-    fields: dict[str, str] = positional("REF=VALUE pairs, one per field", sensitive=True)
+    fields: dict[str, str] = positional(
+        "REF=VALUE pairs, one per field" + SECRET_HELP, sensitive=True
+    )
 
 
 @command("fill", acts=True)
@@ -276,6 +331,7 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
     call.reveal("fields")
     for ref in params.fields:
         call.redact("fields", ref)  # until its field is known to hold ordinary text
+    check_secrets(call, *params.fields.values())
     async with Act(call, params) as act:
 
         async def body() -> None:
@@ -285,12 +341,18 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
                     ref: await stack.enter_async_context(act.target(ref)) for ref in params.fields
                 }
                 await act.ready()
+                # Every secret's scope is checked before anything is typed.
+                texts = {
+                    ref: await with_secrets(call, aim, params.fields[ref])
+                    for ref, aim in aims.items()
+                }
                 reformatted: dict[str, Any] = {}
                 for ref, aim in aims.items():
                     secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
-                    if not secret:
+                    if not secret or only_references(params.fields[ref]):
                         call.reveal("fields", ref)
-                    text = params.fields[ref]
+                    secret = secret or uses_secret(params.fields[ref])
+                    text = texts[ref]
 
                     async def put(ms: float, aim: Aim = aim, text: str = text) -> None:
                         await aim.handle.fill(text, timeout=ms)

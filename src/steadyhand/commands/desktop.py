@@ -18,6 +18,7 @@ from steadyhand.commands.table import Params, Result, command, file_path, positi
 from steadyhand.desktop.router import Acted
 from steadyhand.desktop.transport import Want
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.vault import only_references
 
 
 class App(Result):
@@ -131,16 +132,21 @@ async def desktop_click(call: Call, params: DesktopRefParams) -> DesktopActed:
 
 
 class DesktopTypeParams(DesktopRefParams):
-    text: str = positional("the text the field should hold", sensitive=True)
+    text: str = positional(
+        "the text the field should hold; {{secret:NAME}} in it types the secret NAME (one "
+        "without domains: a desktop field has no host)",
+        sensitive=True,
+    )
 
 
 @command("desktop.type", in_browser=False, acts=True)
 async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
     """Set a desktop text field's text; verified by reading it back."""
-    done = await call.runtime.desktop.act(params.ref, Want("type", text=params.text), call.deadline)
+    text = call.runtime.secrets.expand(params.text, None, f"desktop field {params.ref}")
+    done = await call.runtime.desktop.act(params.ref, Want("type", text=text), call.deadline)
     roles = {done.before.role, done.after.role}
-    if "" not in roles and "password text" not in roles:
-        call.reveal("text")  # an ordinary field, read as such: the text may be logged
+    if ("" not in roles and "password text" not in roles) or only_references(params.text):
+        call.reveal("text")  # an ordinary field, read as such (or only secrets' names)
     return acted_result(done)
 
 

@@ -16,6 +16,7 @@ from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.vault import mask_text
 
 # Turns any value into JSON: what JSON cannot hold (nodes, functions, cycles, NaN, bigint,
 # dates, ...) becomes a string describing it, so a result is never silently empty.
@@ -124,6 +125,14 @@ async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
             "(or STEADYHAND_ALLOW_EVALUATE=1) and restart the daemon",
         )
     tab = await call.tab(params.tab)
+    if tab.secret_documents and await tab.document_id() in tab.secret_documents:
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            f"a named secret was typed into the page in tab {tab.id}: evaluate is refused on "
+            "it (a script could read the value back in a form the masking does not know)",
+            "read the page with snapshot, find or extract (they show the secret by name), or "
+            "evaluate again once the tab has navigated to another page",
+        )
     try:
         handle = await _run(call, tab, params)
     finally:
@@ -134,7 +143,7 @@ async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
         with suppress(PlaywrightError):
             await handle.dispose()
     value: JsonValue = found["value"]
-    text = json.dumps(value, ensure_ascii=False)
+    text = mask_text(json.dumps(value, ensure_ascii=False))  # before a cut: see vault.py
     limit = call.runtime.settings.snapshot_max_chars
     truncated = len(text) > limit
     if truncated:

@@ -13,6 +13,7 @@ from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.vault import mask_text
 
 
 class ExtractParams(TabParams):
@@ -71,6 +72,7 @@ def _check(params: ExtractParams) -> None:
 
 
 def _cut_text(text: str, limit: int) -> tuple[str, bool]:
+    text = mask_text(text)  # before the cut: half a secret's value would show
     if len(text) <= limit:
         return text, False
     left = len(text) - limit

@@ -13,6 +13,7 @@ from steadyhand.commands.lifecycle import NameParams
 from steadyhand.commands.table import Params, Result, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.trace import TraceEntry, entries_with_results, timeline_text
+from steadyhand.vault import mask_zip
 
 VIEWER_HINT = "open it with `playwright show-trace PATH` or at https://trace.playwright.dev"
 
@@ -131,6 +132,8 @@ async def trace_stop(call: Call, params: TraceStopParams) -> TraceSaved:
     session.tracing_since = None  # stopped even when saving fails: it cannot be resumed
     await session.context.tracing.stop(path=path)
     await asyncio.to_thread(path.chmod, 0o600)
+    # Typed secrets are in its action params and snapshots: masked (not in its pixels).
+    await asyncio.to_thread(mask_zip, path)
     call.keep(path, "trace", "playwright")
     size = (await asyncio.to_thread(path.stat)).st_size
     return TraceSaved(

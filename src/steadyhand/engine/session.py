@@ -45,6 +45,9 @@ class Tab:
     paged: tuple[tuple[object, ...], str] | None = None
     # What the page logged and fetched since the tab was adopted (`console`, `network`).
     log: PageLog = field(default_factory=PageLog)
+    # Main-frame documents (document_id) a named secret was typed into: `evaluate` could read
+    # it back transformed past the masking, so it is refused there (steadyhand/vault.py).
+    secret_documents: set[str] = field(default_factory=set)
 
     def seen(self, capture: Capture) -> None:
         """The agent now knows the page as `capture` read it: later changes diff from it."""

@@ -27,6 +27,7 @@ from steadyhand.dispatch import execute
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import cli_host
 from steadyhand.fronts.approver import check_peer
+from steadyhand.vault import mask_error
 
 log = logging.getLogger("steadyhand.rpc")
 
@@ -150,8 +151,8 @@ async def handle_request(
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}
     except Exception as exc:
         log.exception("request failed outside the command")
-        error = SteadyhandError(
-            ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}", "see daemon.log"
+        error = mask_error(  # a bug's message may quote anything, a secret's value too
+            SteadyhandError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}", "see daemon.log")
         )
         reply = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc_error()}
     return None if "id" not in message else reply

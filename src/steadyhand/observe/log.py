@@ -9,7 +9,8 @@ and rendered by structlog's formatter, so every logger in the process writes one
 and a program that embeds steadyhand keeps its own logging set-up.
 
 Secrets: params are redacted before they get here (store/redact.py), and a last step
-redacts any secret-looking key and any URL credential a line still carries.
+redacts any secret-looking key and any URL credential a line still carries; the rendered
+line has every value of a named secret (steadyhand/vault.py) replaced by its reference.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 import structlog
 
 from steadyhand.config import Settings, ensure_private_dir
-from steadyhand.store.redact import REDACTED, SECRET_KEY, redact_url
+from steadyhand.store.redact import REDACTED, SECRET_KEY, SecretName, redact_url
+from steadyhand.vault import mask_text
 
 # Fields every action line carries (tests and log readers rely on them).
 ACTION_FIELDS = (
@@ -51,7 +53,7 @@ def redact_event(_logger: Any, _method: str, event: EventDict) -> EventDict:
 
 
 def _scrub(key: str, value: Any) -> Any:
-    if SECRET_KEY.search(key) and value not in (None, ""):
+    if SECRET_KEY.search(key) and value not in (None, "") and not isinstance(value, SecretName):
         return REDACTED
     if isinstance(value, dict):
         return {k: _scrub(str(k), v) for k, v in value.items()}
@@ -87,7 +89,9 @@ class _OncePerRecord(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = record.__dict__.get("_steadyhand_line")
         if not isinstance(line, str):
-            line = self.inner.format(record)
+            # Whatever the line carries (a message, params, a traceback), no value of a
+            # secret the daemon holds (steadyhand/vault.py) is written.
+            line = mask_text(self.inner.format(record))
             record.__dict__["_steadyhand_line"] = line
         return line
 

@@ -19,6 +19,7 @@ from typing import Literal
 
 from steadyhand.snapshot.refs import ACTIONABLE, LABEL_CHARS, item_label, row_label
 from steadyhand.snapshot.tree import STATE_ATTRS, Node
+from steadyhand.vault import mask_text
 
 Mode = Literal["default", "compact", "interactive"]
 
@@ -298,7 +299,11 @@ class Page:
 
 
 def page(text: str, offset: int, max_chars: int) -> Page:
-    """Characters [offset, offset + max_chars) of `text`, cut after a whole line if one fits."""
+    """Characters [offset, offset + max_chars) of `text`, cut after a whole line if one fits.
+
+    Secret values are masked first (steadyhand/vault.py), so a cut never leaves half of one.
+    """
+    text = mask_text(text)
     total = len(text)
     offset = min(max(0, offset), total)
     end = offset + max_chars

@@ -12,6 +12,11 @@ SECRET_KEY = re.compile(
 )
 
 
+class SecretName(str):
+    """The name of a secret (`type --secret NAME`) under a secret-looking key: a reference
+    to a value the daemon holds, not the value, so redaction keeps it."""
+
+
 def redact(params: dict[str, Any], paths: Iterable[tuple[str, ...]] = ()) -> dict[str, Any]:
     """A copy of `params` with secret-looking keys and the given paths redacted.
 
@@ -28,7 +33,9 @@ def redact(params: dict[str, Any], paths: Iterable[tuple[str, ...]] = ()) -> dic
 def _redact_keys(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            k: REDACTED if SECRET_KEY.search(str(k)) and v not in (None, "") else _redact_keys(v)
+            k: REDACTED
+            if SECRET_KEY.search(str(k)) and v not in (None, "") and not isinstance(v, SecretName)
+            else _redact_keys(v)
             for k, v in value.items()
         }
     if isinstance(value, list):

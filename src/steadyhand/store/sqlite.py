@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from steadyhand.vault import mask_text
+
 MIGRATIONS: list[str] = [
     """
     CREATE TABLE sessions (
@@ -327,10 +329,14 @@ class Store:
         """Append one action, and index the files it wrote, in one transaction."""
         now = time.time()
         paths = [*dict.fromkeys([*(artifacts or []), *(f.path for f in files or [])])]
+        # No value of a named secret is written (steadyhand/vault.py), whatever the caller
+        # passed: the rows are what `trace` and the report show.
         row: tuple[Any, ...] = (now, session, tab, command)
-        row += (json.dumps(params, sort_keys=True, default=str),)
-        row += (int(ok), error_code, error_message, duration_ms, retries, json.dumps(paths))
-        row += (None if result is None else json.dumps(result, sort_keys=True, default=str),)
+        row += (mask_text(json.dumps(params, sort_keys=True, default=str)),)
+        message = None if error_message is None else mask_text(error_message)
+        row += (int(ok), error_code, message, duration_ms, retries, json.dumps(paths))
+        dumped = None if result is None else json.dumps(result, sort_keys=True, default=str)
+        row += (None if dumped is None else mask_text(dumped),)
         row += (request_id,)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -419,8 +425,9 @@ class Store:
 
     def add_approval(self, row: ApprovalRow) -> bool:
         """Store a new approval; False when its id is taken."""
-        values: tuple[Any, ...] = (row.id, row.session, row.command, row.target)
-        values += (json.dumps(row.params), row.reason, row.status, row.requested_at)
+        values: tuple[Any, ...] = (row.id, row.session, row.command, mask_text(row.target))
+        values += (mask_text(json.dumps(row.params)), mask_text(row.reason))
+        values += (row.status, row.requested_at)
         values += (row.decided_at, row.note)
         try:
             with self._lock:
