@@ -118,10 +118,15 @@ def test_a_bad_timeout_refused_over_http_is_in_the_action_log(
     assert fuzzing.log_rows(fuzz_daemon.settings) == before + 1
 
 
-def test_a_report_path_under_a_file_is_bad_request(fuzz_daemon: Daemon, tmp_path: Path) -> None:
-    """Regression: the folder a path needs being a file was an internal error."""
-    (tmp_path / "plain").write_text("a file, not a folder")
-    refused = fuzz_daemon.fail("report", path=str(tmp_path / "plain" / "r.html"))
+def test_a_report_path_under_a_file_is_bad_request(fuzz_daemon: Daemon, site: str) -> None:
+    """Regression: the folder a path needs being a file was an internal error. (Inside a
+    file root, the artifacts dir: elsewhere the path is refused before it is made.)"""
+    root = fuzz_daemon.settings.artifacts_dir
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (root / "plain").write_text("a file, not a folder")
+    fuzz_daemon.call("open", url=f"{site}/form.html", session="under-a-file")
+    path = str(root / "plain" / "r.html")
+    refused = fuzz_daemon.fail("report", path=path, session="under-a-file")
     assert refused.code == "bad_request" and refused.hint, refused
 
 
