@@ -26,7 +26,6 @@ import pytest
 
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
@@ -139,12 +138,8 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     write_secrets(state / "secrets.toml", SECRETS_TOML)
     settings = make_settings(state, log_level="debug", step_screenshots=True)
     environ = dict(os.environ, STEADYHAND_SECRET_ENV_TOKEN=TOKEN)
-    handle = Daemon(settings, environ)
-    rpc_client.start_daemon(settings, environ)
-    try:
+    with running_daemon(settings, environ) as handle:
         yield handle
-    finally:
-        handle.stop()
 
 
 def refs(d: Daemon, session: str) -> dict[str, str]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from steadyhand.config import Settings
+from steadyhand.engine.nav_policy import hosts
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 # Commands that act on one element and commit something a person may care about.
@@ -65,7 +66,7 @@ class Policy:
                 f"setting approval_names={names!r} is not a regular expression: {exc}",
                 'e.g. "pay|buy|place order|delete" (matched anywhere in the name, any case)',
             ) from exc
-        self.domains = tuple(d for d in map(_host_of_entry, domains.split(",")) if d)
+        self.domains = hosts(domains)
         self.uploads = uploads
 
     @classmethod
@@ -147,14 +148,3 @@ class Policy:
     def upload(self) -> str | None:
         return "upload (approval_uploads is on)" if self.uploads else None
 
-
-def _host_of_entry(entry: str) -> str:
-    """`Example.com`, `*.example.com`, `https://example.com/x` -> example.com."""
-    text = entry.strip().lower()
-    if "://" in text:
-        text = urlsplit(text).hostname or ""
-    text = text.split("/", 1)[0].removeprefix("*.").strip(".")
-    if text.startswith("["):  # an IPv6 address, as urlsplit names it: no brackets
-        return text[1:].split("]", 1)[0]
-    host, _, port = text.rpartition(":")
-    return host if host and port.isdigit() else text
