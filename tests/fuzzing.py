@@ -10,7 +10,7 @@ the reply is a result or a structured error whose `code` is one of ErrorCode (ne
 `internal`, never an HTTP 500, a JSON-RPC internal error or an MCP protocol error), with a
 non-empty hint; and the action log gained exactly the rows dispatch.py writes for it: one
 for every call of a command that touches a page (`Command.touches_page`) that reached
-`dispatch.execute` (refused or not), none for the others.
+`dispatch.execute` (refused or not), and for a policy refusal of any command; none else.
 """
 
 from __future__ import annotations
@@ -275,8 +275,10 @@ def log_rows(settings: Settings) -> int:
 
 def expected_rows(case: Case, outcome: Outcome) -> int:
     """What dispatch.py writes: one row per call that reached execute() for a command that
-    touches a page, whether it was refused, failed or ran."""
-    return int(outcome.reached and COMMANDS[case.command].touches_page)
+    touches a page, whether it was refused, failed or ran; and for any other command the
+    policy refused (a file outside the roots): refusals are evidence."""
+    logged = COMMANDS[case.command].touches_page or outcome.code == "policy_denied"
+    return int(outcome.reached and logged)
 
 
 # --- the fronts ----------------------------------------------------------------------------

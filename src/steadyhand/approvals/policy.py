@@ -147,4 +147,3 @@ class Policy:
 
     def upload(self) -> str | None:
         return "upload (approval_uploads is on)" if self.uploads else None
-

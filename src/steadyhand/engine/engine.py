@@ -37,6 +37,10 @@ from steadyhand.snapshot.page_model import install as install_page_model
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.sqlite import Checkpoint, Store
 
+# Chromium's proxy bypass: loopback reached directly. Chromium bypasses link-local
+# addresses too unless told `<-loopback>` (which also takes loopback away from the
+# implicit rules): so that, then loopback named again.
+LOOPBACK_BYPASS = "<-loopback>,localhost,*.localhost,127.0.0.1/8,[::1]"
 log = logging.getLogger("steadyhand.engine")
 
 CHECKPOINT_TIMEOUT_S = 5.0
@@ -131,9 +135,9 @@ class Engine:
         if self.connection_gate is not None:
             proxy.gate = functools.partial(self.connection_gate, name)
         route = {"server": await proxy.start()}
-        # Loopback too, when it is checked or gated (Chromium reaches it directly else).
-        if proxy.policy.checks_loopback or proxy.gate is not None:
-            route["bypass"] = "<-loopback>"
+        # Loopback through the proxy only when it is checked or gated.
+        checked = proxy.policy.checks_loopback or proxy.gate is not None
+        route["bypass"] = "<-loopback>" if checked else LOOPBACK_BYPASS
         context: BrowserContext
         try:
             if profile is None:

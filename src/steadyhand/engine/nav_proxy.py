@@ -114,8 +114,9 @@ class NavProxy:
             await _answer(writer, 403, f"blocked by steadyhand: rule {refusal.rule}")
             return
         upstream = await _connect(addresses, port)
-        if upstream is None:
-            await _answer(writer, 502, f"cannot connect to {host}:{port}")
+        if upstream is None:  # the browser sees a failed connection, as it would directly
+            if tunnel:  # (a page of the proxy's own would load as if the site answered)
+                await _answer(writer, 502, f"cannot connect to {host}:{port}")
             return
         up_reader, up_writer = upstream
         try:
