@@ -234,14 +234,18 @@ def changes_page(name: str) -> bool:
 
 async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dict[str, Any]:
     """The result with what else happened to the call: the approval it waited for, a
-    recovery or restore of its session, connections the navigation policy refused
-    (`policy_denied` when one of them was a tab's page)."""
+    recovery or restore of its session, connections held for a person's approval,
+    connections the navigation policy refused (`policy_denied` when one of them was a
+    tab's page)."""
     if call.approval is not None:
         data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
     if await _report_recovery(runtime, call):
         data["recovered"] = call.outcome["recovered"]
     if "restored" in call.outcome:
         data["restored"] = call.outcome["restored"]
+    held = runtime.approvals.holding(call.session_name)
+    if held:  # a page's own navigation there waits for a person (`approvals` lists it)
+        data["held"] = held
     blocked = refused_during(call)
     if blocked:
         data["blocked"] = [b.shown() for b in blocked]

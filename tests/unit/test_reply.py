@@ -248,3 +248,15 @@ def test_a_desktop_action_is_one_line_too() -> None:
 
 def test_a_value_that_is_not_an_object_is_json() -> None:
     assert reply([1, "a"]) == '[1,"a"]'
+
+
+def test_what_the_navigation_policy_refused_or_holds_is_one_line_each() -> None:
+    blocked = [{"host": "169.254.169.254", "rule": "metadata", "subject": "169.254.169.254"}]
+    shown = reply(PAGE | {"blocked": blocked, "held": ["bank.example"]}).splitlines()
+    assert shown[0] == "# t1 · A · http://x/a"
+    assert sorted(shown[1:]) == [
+        "blocked: 169.254.169.254 (metadata)",
+        "held for approval: bank.example (see `steadyhand approvals`)",
+    ]
+    act_shown = reply(act(blocked=blocked), ACT_DEFAULTS)
+    assert act_shown.startswith("ok click e6 · 204 ms") and "blocked: 169.254.169.254" in act_shown

@@ -120,6 +120,10 @@ class Approvals:
         if domain is not None and session is not None:
             self._granted.setdefault(session, set()).add(domain)
 
+    def holding(self, session: str | None) -> list[str]:
+        """The approval_domains entries the session's connections wait on a person for."""
+        return sorted(domain for (held, domain) in self._holding if held == session)
+
     async def hold(self, session: str, host: str) -> str | None:
         """A connection of the session's browser to `host`: None when it may go (not
         listed in approval_domains, or approved), else why not. Held until a person

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 TEXT_BLOCKS = ("snapshot", "text")
 # What happened to the session before the command ran: said even above a snapshot.
-NOTES = ("restored", "recovered", "approval", "blocked")
+NOTES = ("restored", "recovered", "approval", "held", "blocked")
 PAGE_KEYS = ("tab", "title", "url")
 NO_CHANGES = "# no changes since the last snapshot"
 EPOCH_KEYS = frozenset({"at", "ts", "since", "last_probe"})
@@ -245,6 +245,8 @@ def _download(download: dict[str, Any]) -> str:
 def _note(key: str, value: Any, clock: float) -> str:
     """What happened to the session before the command ran: `approval a1b2c3 (waited
     600 ms)`, `restored from the checkpoint of 3 min ago: t1 URL; lost: ...`."""
+    if key == "held" and isinstance(value, list):  # connections waiting for a person
+        return f"held for approval: {', '.join(map(str, value))} (see `steadyhand approvals`)"
     if key == "blocked" and isinstance(value, list):  # connections the policy refused
         return "blocked: " + ", ".join(f"{b.get('host')} ({b.get('rule')})" for b in value)
     if not isinstance(value, dict):
