@@ -454,7 +454,7 @@ class Settings:
             scale, number = 1, text[:-2]
         try:
             ms = int(float(number) * scale)
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number; inf
             ms = 0
         if not 1 <= ms <= MAX_TIMEOUT_MS:
             raise SteadyhandError(
