@@ -81,7 +81,9 @@ def test_timeout_tiers_and_durations(value: int | str | None, ms: int) -> None:
     assert Settings().timeout_ms(value) == ms
 
 
-@pytest.mark.parametrize("value", ["soon", "0", "-5", "601s", "1e9", "INF", "-inf", "nan", "1e400s"])
+@pytest.mark.parametrize(
+    "value", ["soon", "0", "-5", "601s", "1e9", "INF", "-inf", "nan", "1e400s"]
+)
 def test_bad_timeouts_are_refused_with_the_forms(value: str) -> None:
     with pytest.raises(SteadyhandError) as caught:
         Settings().timeout_ms(value)
