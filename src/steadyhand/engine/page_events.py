@@ -161,14 +161,7 @@ class PageEvents:
         """The popups since `mark`, waiting up to `timeout_s` for one: Playwright announces
         a new tab only once it is set up, which can be after the click that opened it
         has returned (the first popup of a browser needs a new renderer process)."""
-        deadline = time.monotonic() + timeout_s
-        while len(self.popups) <= mark.popups:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            self._popup_seen.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._popup_seen.wait(), left)
+        await _wait_for(self._popup_seen, lambda: len(self.popups) > mark.popups, timeout_s)
         return self.popups_since(mark)
 
     async def downloads_since(
@@ -179,14 +172,12 @@ class PageEvents:
         `expect`: a navigation the action started ended without a page (a download's
         does), so a download that has not been announced yet is waited for, briefly.
         """
-        deadline = time.monotonic() + min(timeout_s, EXPECTED_DOWNLOAD_S)
-        while expect and len(self.saved) <= mark.downloads:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            self._download_seen.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._download_seen.wait(), left)
+        if expect:
+            await _wait_for(
+                self._download_seen,
+                lambda: len(self.saved) > mark.downloads,
+                min(timeout_s, EXPECTED_DOWNLOAD_S),
+            )
         tasks = self.saved[mark.downloads :]
         if not tasks:
             return []
@@ -195,6 +186,18 @@ class PageEvents:
             t.result() if t in done else {"error": "still downloading when the command ended"}
             for t in tasks
         ]
+
+
+async def _wait_for(seen: asyncio.Event, done: Callable[[], bool], timeout_s: float) -> None:
+    """Until `done()` holds, waking each time `seen` is set, at most `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        seen.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(seen.wait(), left)
 
 
 def named_in(folder: Path) -> Callable[[str], Path]:
