@@ -140,8 +140,23 @@ def _property(node: dict[str, Any], wanted: str) -> Any:
     return None
 
 
+def settled_pairs(page: Page, tries: int = 20) -> tuple[Counter[tuple[str, str]], ...]:
+    """Both readings of a page that has stopped changing.
+
+    A page may still be rendering after `load` (the consent library opens its modal from a
+    timer), so one reading could see the modal and the other not. Read ours, Chromium's and
+    ours again, and compare only when the two readings of ours agree.
+    """
+    for _ in range(tries):
+        ours, chromium = model_pairs(page), chromium_pairs(page)
+        if model_pairs(page) == ours:
+            return ours, chromium
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the page kept changing over {tries} readings")
+
+
 def unexplained(page: Page) -> list[str]:
-    ours, chromium = model_pairs(page), chromium_pairs(page)
+    ours, chromium = settled_pairs(page)
     out = [f"only Chromium: {r} {n!r} x{c}" for (r, n), c in (chromium - ours).items()]
     out += [f"only the model: {r} {n!r} x{c}" for (r, n), c in (ours - chromium).items()]
     return sorted(out)

@@ -191,6 +191,34 @@ def test_a_lost_reply_is_reported_as_the_reference_does(
     assert capsys.readouterr() == theirs
 
 
+@pytest.mark.parametrize(
+    ("argv", "to_reference"),
+    [
+        (["daemon", "start"], True),
+        (["--json", "daemon", "stop"], True),
+        (["click", "e3"], False),  # it may have run: never sent twice
+        (["daemon", "status"], False),
+    ],
+)
+def test_a_daemon_dying_as_it_is_asked_leaves_start_and_stop_to_the_reference(
+    argv: list[str], to_reference: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    ours, theirs = socket.socketpair()
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    theirs.close()  # a reset, as a listener closing under a queued connection gives
+    try:
+        if to_reference:
+            with pytest.raises(cli_relay.Fallback):
+                cli_relay.answer(ours, b"{}\n", False, False, cli_relay.lifecycle(argv))
+        else:
+            assert cli_relay.answer(ours, b"{}\n", False, False, cli_relay.lifecycle(argv)) == 6
+            assert "daemon_unavailable" in capsys.readouterr().err
+    finally:
+        ours.close()
+
+
 def test_the_launcher_runs_the_relay_without_site(tmp_path: Path) -> None:
     launcher = tmp_path / "steadyhand"
     assert cli_relay.write_launcher(str(launcher))

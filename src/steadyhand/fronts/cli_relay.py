@@ -118,7 +118,7 @@ def relay(argv: "list[str]") -> int:
         sock.settimeout(FIRST_WAIT_S)
         passed = {k: v for k, v in env.items() if k.startswith(ENV_PREFIX) or k in PASSED}
         request = encode_request(argv, cwd, passed, config, state_dir, width=columns(env), tty=tty)
-        return answer(sock, request, tty, "--json" in argv)
+        return answer(sock, request, tty, "--json" in argv, lifecycle(argv))
     finally:
         sock.close()
 
@@ -235,9 +235,21 @@ def encode_request(
     ).encode()
 
 
-def answer(sock: "Any", request: bytes, tty: bool, as_json: bool) -> int:
-    """Send the call, print what the daemon says the reference would have; the exit code."""
+def lifecycle(argv: "list[str]") -> bool:
+    """`daemon start|stop`: the daemon hands these back to the reference without running them."""
+    at = argv.index("daemon") if "daemon" in argv else -1
+    return 0 <= at < len(argv) - 1 and argv[at + 1] in ("start", "stop")
+
+
+def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: bool) -> int:
+    """Send the call, print what the daemon says the reference would have; the exit code.
+
+    `lifecycle`: a call the daemon never runs itself. A daemon dying as it is asked (a
+    socket still listening in its last threads, then reset) leaves such a call to the
+    reference, which starts or stops the daemon as if none had answered.
+    """
     method = METHOD  # until the daemon names the command
+    heard = False
     progress = ProgressLine() if tty else None
     try:
         sock.sendall(request)
@@ -251,6 +263,7 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool) -> int:
                 chunks.append(chunk)
             line, _, pending = b"".join(chunks).partition(b"\n")
             message = decode(line)
+            heard = True
             if "id" in message:
                 break
             note = message.get("params")
@@ -262,6 +275,8 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool) -> int:
             elif message.get("method") == "progress" and progress is not None:
                 progress(int(note.get("done") or 0), note.get("total"), str(note.get("message")))
     except (OSError, ValueError) as exc:  # as rpc_client.request reports a lost reply
+        if lifecycle and not heard:
+            raise Fallback from None
         return no_answer(f"the daemon did not answer {method}: {exc}", as_json)
     result = message.get("result")
     if "error" in message or not isinstance(result, dict) or result.get("fallback"):
