@@ -141,6 +141,11 @@ _KINDS = {
     "step_screenshots": "bool",
     "artifacts_keep_sessions": "int",
     "artifacts_max_bytes": "int",
+    "browser_endpoints": "str",
+    "default_browser": "str",
+    "store_url": "str",
+    "lease_s": "float",
+    "daemon_name": "str",
 }
 
 
@@ -269,6 +274,21 @@ def _defaults() -> dict[str, Any]:
         # until the rest fit in artifacts_max_bytes.
         "artifacts_keep_sessions": 100,
         "artifacts_max_bytes": 2 << 30,
+        # Browsers steadyhand did not launch: "NAME=URL [HEADER=VALUE ...]" entries separated
+        # by ";". http(s):// and ws://.../devtools/... URLs are DevTools (CDP) endpoints,
+        # other ws(s):// URLs Playwright browser servers (`playwright run-server`). A header
+        # value may hold {{secret:NAME}} (from the secrets store). default_browser: where a
+        # new session runs: "local" (a Chromium launched here), an endpoint's NAME, or
+        # "auto" (the least loaded of local and every endpoint). See engine/endpoints.py.
+        "browser_endpoints": "",
+        "default_browser": "local",
+        # The store: "" = the SQLite file in the state dir; postgresql://... a PostgreSQL
+        # database several daemons share. A daemon leases each session it runs for lease_s
+        # (renewed at a third of it); another daemon takes over a session whose lease ran
+        # out. daemon_name names this daemon in `sessions` ("" = host:pid).
+        "store_url": "",
+        "lease_s": 15.0,
+        "daemon_name": "",
     }
 
 
@@ -337,6 +357,11 @@ class Settings:
     step_screenshots: bool
     artifacts_keep_sessions: int
     artifacts_max_bytes: int
+    browser_endpoints: str
+    default_browser: str
+    store_url: str
+    lease_s: float
+    daemon_name: str
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - set(_KINDS)
