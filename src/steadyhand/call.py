@@ -197,6 +197,7 @@ class Call:
         create: bool = False,
         profile: str | None = None,
         rules: dict[str, Any] | None = None,
+        browser: str | None = None,
     ) -> Session:
         """The command's session; a recovery it went through since is reported once.
 
@@ -205,7 +206,7 @@ class Call:
         """
         await self.restore_suspended()
         session = await self.engine.session(
-            self.session_name, create=create, profile=profile, rules=rules
+            self.session_name, create=create, profile=profile, rules=rules, browser=browser
         )
         self.session_used = session
         if session.recovered is not None:

@@ -93,6 +93,7 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     # Approvals a killed predecessor left waiting can no longer let anything through.
     store.cancel_pending_approvals("the daemon that asked is gone")
     engine = Engine(settings, store)
+    engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
     warming = asyncio.create_task(warm_up(engine)) if warm else None
     await load_command_table()

@@ -69,6 +69,9 @@ class SessionInfo(Result):
     name: str
     status: str = Field(description="active, recovering, suspended, lost or closed")
     profile: str | None
+    browser: str | None = Field(
+        None, description="the browser endpoint (name or URL) it runs on; none: local Chromium"
+    )
     tabs: list[TabInfo]
     created_at: float | None
     last_action: LastAction | None
@@ -106,6 +109,9 @@ async def sessions(call: Call, params: Params) -> SessionList:
                 name=name,
                 status=status,
                 profile=session.profile if session else (row.profile or None) if row else None,
+                browser=session.browser_name
+                if session and session.browser_name != "local"
+                else None,
                 tabs=await tab_infos(session) if session else [],
                 created_at=session.created_at if session else row.created_at if row else None,
                 last_action=None

@@ -11,6 +11,7 @@ from pydantic import Field
 from steadyhand.call import Call
 from steadyhand.commands.results import NavigationResult, navigation_result
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
+from steadyhand.engine.endpoints import cdp_url
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import url_refusal
 from steadyhand.engine.session import Session, Tab
@@ -34,6 +35,26 @@ class OpenParams(Params):
     block_hosts: str | None = Field(
         None, description="a session this starts never loads these hosts (comma-separated)"
     )
+    browser: str | None = Field(
+        None,
+        description="where a session this starts runs: local, auto, a browser_endpoints "
+        "name, or an endpoint URL (http://HOST:PORT DevTools, ws://HOST:PORT/ Playwright server)",
+    )
+    cdp: str | None = Field(
+        None,
+        description="a session this starts runs on the Chromium with this DevTools endpoint "
+        "(a port of this machine, HOST:PORT or a URL)",
+    )
+
+    def place(self) -> str | None:
+        """--browser, or --cdp as the DevTools URL it names."""
+        if self.cdp and self.browser:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "--browser and --cdp both say where the session runs",
+                "give one of them",
+            )
+        return cdp_url(self.cdp) if self.cdp else self.browser
 
     def rules(self) -> dict[str, Any]:
         """The session's own navigation rules (on top of the settings'), as given."""
@@ -95,7 +116,9 @@ async def open_tab(call: Call, session: Session) -> Tab:
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
-    session = await call.session(create=True, profile=params.profile, rules=params.rules())
+    session = await call.session(
+        create=True, profile=params.profile, rules=params.rules(), browser=params.place()
+    )
     await refuse_blocked(call, url)
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
     tab = blank[0] if len(session.tabs) == 1 and blank else await open_tab(call, session)

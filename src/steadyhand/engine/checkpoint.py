@@ -58,14 +58,18 @@ async def capture(session: Session, viewport: dict[str, int]) -> dict[str, Any]:
             with contextlib.suppress(PlaywrightError):
                 items = await page.evaluate(SESSION_STORAGE_JS)
         tabs.append({"id": tab.id, "url": page.url, "session_storage": items})
-    return {
-        "tabs": tabs,
-        "current": session.current_tab_id,
-        "next_tab": session.next_tab,
-        "cookies": storage.get("cookies", []),
-        "origins": storage.get("origins", []),
-        "viewport": viewport,
-    } | ({"nav": session.own_rules} if session.own_rules else {})
+    return (
+        {
+            "tabs": tabs,
+            "current": session.current_tab_id,
+            "next_tab": session.next_tab,
+            "cookies": storage.get("cookies", []),
+            "origins": storage.get("origins", []),
+            "viewport": viewport,
+        }
+        | ({"nav": session.own_rules} if session.own_rules else {})
+        | ({"browser": session.browser_name} if session.browser_name != "local" else {})
+    )
 
 
 def storage_state(state: dict[str, Any]) -> dict[str, Any]:

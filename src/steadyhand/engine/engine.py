@@ -25,12 +25,22 @@ from playwright.async_api import Browser, BrowserContext, Playwright, async_play
 from steadyhand.config import Settings
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
+from steadyhand.engine.endpoints import (
+    AUTO,
+    LOCAL,
+    Endpoint,
+    address_towards,
+    adhoc,
+    least_loaded,
+    parse_endpoints,
+)
 from steadyhand.engine.health import HealthMonitor
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import named_as_artifacts, named_in
 from steadyhand.engine.pool import Pool, check_session_name
 from steadyhand.engine.profiles import Profiles
+from steadyhand.engine.remote import RemoteBrowsers
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.snapshot.page_model import install as install_page_model
@@ -70,6 +80,11 @@ class Engine:
         self.recoveries = 0
         self.chromium_path = ""
         self.chromium_version = ""
+        # Browsers we connect to rather than launch (engine/endpoints.py).
+        self.endpoints = parse_endpoints(settings.browser_endpoints)
+        self._adhoc: dict[str, Endpoint] = {}  # `open --browser URL` / `--cdp`
+        self.remote = RemoteBrowsers(self._on_endpoint_lost)
+        self.check_browser(settings.default_browser, "setting default_browser")
 
     # ----------------------------------------------------------------- browsers
 
@@ -121,26 +136,117 @@ class Engine:
             if not self._closing:
                 log.warning("the browser disconnected (crash or kill)")
 
+    # ----------------------------------------------------------------- endpoints
+
+    def check_browser(self, where: str, what: str = "--browser") -> None:
+        """bad_request unless `where` is local, auto, a configured endpoint or a URL."""
+        if where in (LOCAL, AUTO) or where in self.endpoints or "://" in where:
+            if "://" in where:
+                adhoc(where)  # bad_request for a URL that is no endpoint
+            return
+        known = ", ".join([LOCAL, AUTO, *self.endpoints])
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"{what}: no browser endpoint named {where!r}",
+            f"known: {known} (setting browser_endpoints), or a URL (http://HOST:PORT for a "
+            "DevTools endpoint, ws://HOST:PORT/ for a Playwright server)",
+        )
+
+    def endpoint(self, where: str) -> Endpoint | None:
+        """The endpoint a session placed at `where` runs on; None for the local Chromium."""
+        if where == LOCAL:
+            return None
+        if where in self.endpoints:
+            return self.endpoints[where]
+        return self._adhoc.setdefault(where, adhoc(where))
+
+    def load(self) -> dict[str, int]:
+        """Live sessions per place (local, endpoint name or URL)."""
+        counts: dict[str, int] = {}
+        for session in self.pool.sessions():
+            counts[session.browser_name] = counts.get(session.browser_name, 0) + 1
+        return counts
+
+    def _places(self, state: dict[str, Any] | None) -> list[str]:
+        """Where to open a session, in the order to try.
+
+        A new session goes where it was asked (`browser`), else by default_browser ("auto":
+        the least loaded of local and every endpoint). A session coming back from a
+        checkpoint tries where it ran last, and fails over to the others: the other
+        endpoints, least loaded first, then the local Chromium; when it comes back because
+        its endpoint died, that one is tried last.
+        """
+        state = state or {}
+        asked = state.get("browser") or self.settings.default_browser
+        load = self.load()
+        if "tabs" not in state:  # a new session
+            return least_loaded([LOCAL, *self.endpoints], load) if asked == AUTO else [asked]
+        others = [p for p in least_loaded([*self.endpoints], load) if p != asked]
+        others += [LOCAL] if asked != LOCAL else []
+        return [*others, asked] if state.get("lost_endpoint") == asked else [asked, *others]
+
+    def _on_endpoint_lost(self, endpoint: Endpoint, browser: Browser) -> None:
+        if self._closing:
+            return
+        log.warning("browser endpoint %s disconnected", endpoint.name)
+        for session in self.pool.sessions():
+            if session.context.browser is browser:
+                self._on_context_close(session)
+
     async def _open_session(
         self, name: str, profile: str | None, state: dict[str, Any] | None
     ) -> Session:
-        """The pool's opener: a context of the shared browser, or a browser on a profile.
+        """The pool's opener: a context of the shared browser, or a browser on a profile,
+        or a context on a browser endpoint (failing over to the next place in `_places`
+        when one cannot be reached)."""
+        places = self._places(state)
+        for i, where in enumerate(places):
+            try:
+                return await self._open_at(where, name, profile, state)
+            except SteadyhandError as exc:
+                if exc.code != ErrorCode.BROWSER_NOT_FOUND or i == len(places) - 1:
+                    raise
+                log.warning("session %s: %s; trying %s", name, exc.message, places[i + 1])
+        raise AssertionError("unreachable: _places is never empty")
 
-        `state`: a checkpoint's; a throwaway context starts with its cookies and storage (a
-        profile keeps its own), both with its viewport.
-        """
+    async def _open_at(
+        self, where: str, name: str, profile: str | None, state: dict[str, Any] | None
+    ) -> Session:
+        """A session at one place. `state`: a checkpoint's; a throwaway context starts with
+        its cookies and storage (a profile keeps its own), both with its viewport."""
+        endpoint = self.endpoint(where)
+        if endpoint is not None and profile is not None:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"profile {profile!r} lives on this machine's disk; a session on browser "
+                f"endpoint {endpoint.name!r} cannot use it",
+                "open it with `--browser local`, or without --profile on the endpoint",
+            )
         viewport = (state or {}).get("viewport") or self._viewport()
         own_rules: dict[str, Any] = (state or {}).get("nav") or {}
         proxy = NavProxy(NavPolicy.from_settings(self.settings).tightened(**own_rules))
         if self.connection_gate is not None:
             proxy.gate = functools.partial(self.connection_gate, name)
-        route = {"server": await proxy.start()}
+        # A browser on another machine reaches the proxy at this machine's address towards
+        # it (with the session's own credentials), not at loopback.
+        host = "127.0.0.1"
+        if endpoint is not None and not endpoint.on_this_machine:
+            host = await address_towards(endpoint)
+        route = await proxy.start(host)
         # Loopback through the proxy only when it is checked or gated.
         checked = proxy.policy.checks_loopback or proxy.gate is not None
         route["bypass"] = "<-loopback>" if checked else LOOPBACK_BYPASS
         context: BrowserContext
         try:
-            if profile is None:
+            if endpoint is not None:
+                remote = await self.remote.browser(endpoint, await self.playwright())
+                context = await remote.new_context(
+                    viewport=viewport,  # type: ignore[arg-type]
+                    storage_state=storage_state(state) if state else None,  # type: ignore[arg-type]
+                    proxy=route,  # type: ignore[arg-type]
+                    accept_downloads=True,
+                )
+            elif profile is None:
                 browser = await self.browser()
                 storage = storage_state(state) if state else None
                 context = await browser.new_context(
@@ -172,6 +278,7 @@ class Engine:
             proxy=proxy,
             own_rules=own_rules,
         )
+        session.browser_name = where
         root = self.settings.artifacts_dir
         session.unsaved_trace_path = lambda: artifact_path(root, name, "trace", "at-close", "zip")
         for page in context.pages:  # a persistent context opens with a blank page
@@ -258,12 +365,16 @@ class Engine:
         create: bool = False,
         profile: str | None = None,
         rules: dict[str, Any] | None = None,
+        browser: str | None = None,
     ) -> Session:
         """The named session; opened on demand when `create`, else `unknown_session`.
 
         `rules`: the navigation policy's tightening for a session this call starts
         (NavPolicy.tightened's arguments); a live session keeps the rules it started with.
+        `browser`: where a session this call starts runs (`_places`); a live one stays.
         """
+        if browser is not None:
+            self.check_browser(browser)
         recovering = self._recovering.get(name)
         if recovering is not None:
             await asyncio.shield(recovering)
@@ -273,6 +384,13 @@ class Engine:
                 ErrorCode.BAD_REQUEST,
                 f"session {name!r} is running with navigation rules {live.own_rules or 'none'} "
                 "of its own; they are set when a session starts",
+                f"close it first (`close --session {name}`), or use another session name",
+            )
+        if live is not None and browser not in (None, AUTO, live.browser_name):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"session {name!r} is running on browser {live.browser_name}; a session's "
+                "browser is chosen when it starts",
                 f"close it first (`close --session {name}`), or use another session name",
             )
         if live is not None and (profile is None or live.profile == profile):
@@ -293,7 +411,8 @@ class Engine:
                 f"no session named {name!r}",
                 f"live sessions: {known}; `open URL --session {name}` starts it",
             )
-        session = await self.pool.acquire(name, profile, state={"nav": rules} if rules else None)
+        state = ({"nav": rules} if rules else {}) | ({"browser": browser} if browser else {})
+        session = await self.pool.acquire(name, profile, state=state or None)
         self._lost.pop(name, None)
         if live is None:  # "" (not NULL): a session on no profile, so restore uses none
             await asyncio.to_thread(self.store.set_session_status, name, "active", profile or "")
@@ -453,6 +572,11 @@ class Engine:
         """Open the session from `checkpoint`; what was restored and lost."""
         profile = self._profile_of(name)
         state = checkpoint.state
+        if previous is not None:  # where it ran last (a failover since may postdate `state`)
+            state = state | {"browser": previous.browser_name}
+            if previous.browser_name != LOCAL and not self.remote.connected(previous.browser_name):
+                state["lost_endpoint"] = previous.browser_name
+        was = state.get("browser") or LOCAL
         session = await self.pool.acquire(name, profile, state, wait_ms=self.pool.wait_ms)
         try:
             restored, lost = await restore_tabs(
@@ -470,13 +594,14 @@ class Engine:
         session.checkpointed_urls = session.urls()
         self._lost.pop(name, None)
         await asyncio.to_thread(self.store.set_session_status, name, "active", profile)
+        moved = {"browser": session.browser_name, "was_browser": was}
         return {
             "from": checkpoint.ts,
             "reason": why,
             "restored": restored,
             "lost": lost,
             "last_action": checkpoint.last_action,
-        }
+        } | (moved if session.browser_name != was else {})
 
     def _profile_of(self, name: str) -> str | None:
         for row in self.store.session_rows():
@@ -527,14 +652,21 @@ class Engine:
                 asyncio.to_thread(self.store.set_session_status, session.name, "lost")
             )
             return
+        why = "the browser exited unexpectedly"
         if session.profile is not None:
             self.profiles.unlock(session.profile)
+        elif session.browser_name != LOCAL:
+            browser = session.context.browser
+            if browser is not None:  # as below: only its death closes a context of ours
+                self.remote.forget(session.browser_name, browser)
+                asyncio.get_running_loop().create_task(_close_quietly(browser))
+            why = f"the browser at endpoint {session.browser_name} went away"
         elif self._browser is not None and session.context.browser is self._browser:
             # Only the browser's death closes a context we did not close. Its "disconnected"
             # event may come later: do not hand the dead browser to the recovery.
             dead, self._browser = self._browser, None
             asyncio.get_running_loop().create_task(_close_quietly(dead))
-        self.start_recovery(session.name, "the browser exited unexpectedly", session)
+        self.start_recovery(session.name, why, session)
 
     async def lost_under(self, session: Session, wait_s: float = 2.0) -> bool:
         """Whether `session` died unexpectedly (and is recovered or recovering).
@@ -620,6 +752,7 @@ class Engine:
             except Exception:
                 log.exception("closing the browser failed")
             self._browser = None
+        await self.remote.close()
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None

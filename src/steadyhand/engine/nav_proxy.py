@@ -9,13 +9,19 @@ connection (no rebinding around the rules). Chromium sends https and websockets 
 requests, each answered on its own upstream connection (`Connection: close`).
 
 One proxy per session (its own loopback port), so a refusal is known to be that session's.
+A session on a browser endpoint of another machine has its proxy listen on this machine's
+address towards that endpoint instead, and every request must then carry the session's
+own random credentials (Basic proxy authentication, which Playwright answers for the
+browser): a host on the network that finds the port cannot use it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
+import secrets
 import socket
 import time
 from collections import deque
@@ -56,12 +62,23 @@ class NavProxy:
         self.refusals: deque[Blocked] = deque(maxlen=KEPT)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._authorization: bytes | None = None  # the Basic credentials asked for
 
-    async def start(self) -> str:
-        """Listen on a free loopback port; the proxy's URL for the browser."""
-        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0, limit=HEAD_LIMIT)
+    async def start(self, host: str = "127.0.0.1") -> dict[str, str]:
+        """Listen on a free port of `host`; the browser's proxy settings (Playwright's).
+
+        On any address but loopback, requests must carry random credentials of its own.
+        """
+        self._server = await asyncio.start_server(self._client, host, 0, limit=HEAD_LIMIT)
         port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
+        shown = f"[{host}]" if ":" in host else host
+        settings = {"server": f"http://{shown}:{port}"}
+        if not host.startswith("127."):
+            user, password = "steadyhand", secrets.token_urlsafe(24)
+            token = base64.b64encode(f"{user}:{password}".encode()).decode()
+            self._authorization = token.encode()
+            settings |= {"username": user, "password": password}
+        return settings
 
     async def close(self) -> None:
         if self._server is not None:
@@ -101,6 +118,9 @@ class NavProxy:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
         line, _, rest = head.partition(b"\r\n")
+        if self._authorization is not None and not self._authorized(rest):
+            await _answer(writer, 407, "proxy credentials needed")
+            return
         method, target, version = line.decode("latin-1").split(" ", 2)
         tunnel = method.upper() == "CONNECT"
         host, port, path = _target(target, tunnel)
@@ -129,6 +149,15 @@ class NavProxy:
             await _pipe_both(reader, writer, up_reader, up_writer)
         finally:
             up_writer.close()
+
+    def _authorized(self, headers: bytes) -> bool:
+        for line in headers.split(b"\r\n"):
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"proxy-authorization":
+                scheme, _, token = value.strip().partition(b" ")
+                wanted = self._authorization or b""
+                return scheme.lower() == b"basic" and secrets.compare_digest(token.strip(), wanted)
+        return False
 
 
 async def resolve_checked(
@@ -215,10 +244,16 @@ async def _copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:
-    reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[status]
+    reason = {
+        400: "Bad Request",
+        403: "Forbidden",
+        407: "Proxy Authentication Required",
+        502: "Bad Gateway",
+    }[status]
     body = f"<!doctype html><title>{reason}</title><p>{text}</p>\n".encode()
+    challenge = 'Proxy-Authenticate: Basic realm="steadyhand"\r\n' if status == 407 else ""
     head = (
-        f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+        f"HTTP/1.1 {status} {reason}\r\n{challenge}Content-Type: text/html; charset=utf-8\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     )
     with contextlib.suppress(OSError):

@@ -90,6 +90,8 @@ class Session:
         # The CDP endpoint of a running application this session is attached to (its own
         # browser, not ours): closing the session leaves the application as it is.
         self.attached = attached
+        # Where its browser runs: "local" (launched here) or a browser endpoint's name or URL.
+        self.browser_name = "local"
         self.download_path = download_path or named_in(Path("downloads") / name)
         self.dialog_policy = dialog_policy
         self.created_at = time.time()

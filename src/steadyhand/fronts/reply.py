@@ -261,6 +261,8 @@ def _note(key: str, value: Any, clock: float) -> str:
     text += ": " + (", ".join(map(str, tabs)) or "no tabs")
     if value.get("lost"):
         text += "; lost: " + "; ".join(map(str, value["lost"]))
+    if value.get("browser"):  # it failed over from one browser endpoint to another
+        text += f"; now on browser {value['browser']} (was {value.get('was_browser')})"
     return text
 
 

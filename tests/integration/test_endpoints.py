@@ -1,0 +1,223 @@
+"""Sessions on browsers steadyhand did not launch: a Chromium with a DevTools endpoint and
+a `playwright run-server`, both started by the test on this machine; failover between them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from steadyhand.engine.chromium import BASE_ARGS, find_chromium
+from steadyhand.errors import ErrorCode
+from steadyhand.snapshot.lookup import find_ref
+from tests.conftest import Daemon, make_settings, running_daemon, wait_until
+from tests.integration.test_navigation_policy import hostile, ref, refused
+
+__all__ = ["hostile"]  # a fixture these tests use too
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("endpoints")]
+
+
+@dataclass
+class Server:
+    """A browser endpoint process the test owns."""
+
+    process: subprocess.Popen[str]
+    url: str
+
+    def kill(self) -> None:
+        """SIGKILL its whole process group: the browser dies as in a crash."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+
+def _started(args: list[str], pattern: str) -> Server:
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        found = re.search(pattern, line)
+        if found:
+            return Server(process, found.group(1))
+    raise AssertionError(f"{args[0]} exited before listening (status {process.wait()})")
+
+
+def cdp_chromium(profile: Path) -> Server:
+    """Chromium with --remote-debugging-port, as a user or a container would start it."""
+    args = [
+        str(find_chromium()),
+        *BASE_ARGS,
+        "--headless=new",
+        "--no-sandbox",
+        "--remote-debugging-port=0",
+        f"--user-data-dir={profile}",
+        "about:blank",
+    ]
+    server = _started(args, r"DevTools listening on ws://([\d.]+:\d+)/")
+    return Server(server.process, "http://" + server.url)
+
+
+def run_server(host: str = "127.0.0.1") -> Server:
+    """`playwright run-server`: Playwright's own protocol, as browser grids speak it."""
+    args = [sys.executable, "-m", "playwright", "run-server", "--host", host]
+    # --unsafe: the client names the browser binary (Debian's Chromium; no Playwright
+    # browser build is installed here). A grid launches its own.
+    return _started([*args, "--port", "0", "--unsafe"], r"Listening on (ws://\S+)")
+
+
+def launch_header() -> str:
+    options = {"executablePath": str(find_chromium()), "args": ["--no-sandbox"]}
+    return "x-playwright-launch-options=" + json.dumps(options, separators=(",", ":"))
+
+
+@pytest.fixture
+def endpoints(tmp_path: Path) -> Iterator[dict[str, Server]]:
+    servers = {"box": cdp_chromium(tmp_path / "box-profile"), "grid": run_server()}
+    yield servers
+    for server in servers.values():
+        server.kill()
+
+
+def endpoint_setting(servers: dict[str, Server]) -> str:
+    return f"box={servers['box'].url}; grid={servers['grid'].url} {launch_header()}"
+
+
+@pytest.fixture
+def remote_daemon(tmp_path: Path, endpoints: dict[str, Server]) -> Iterator[Daemon]:
+    settings = make_settings(tmp_path / "state", browser_endpoints=endpoint_setting(endpoints))
+    with running_daemon(settings) as handle:
+        yield handle
+
+
+def browsers(daemon: Daemon) -> dict[str, str]:
+    return {s["name"]: s["browser"] or "local" for s in daemon.call("sessions")["sessions"]}
+
+
+@pytest.mark.parametrize("where", ["box", "grid"])
+def test_a_session_on_an_endpoint_snapshots_acts_and_checkpoints(
+    remote_daemon: Daemon, site: str, where: str
+) -> None:
+    d = remote_daemon
+    opened = d.cli("open", f"{site}/nav-a.html", "--browser", where, "--session", where)
+    assert opened.rc == 0, opened.err
+    assert browsers(d)[where] == where
+    snap = d.snapshot(where)
+    d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
+    d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
+    assert "count 2" in d.snapshot(where)
+    # The checkpoint cycle: suspend closes its context on the endpoint, restore reopens
+    # it there from the stored state.
+    d.call("session.suspend", session=where, name=where)
+    assert d.statuses()[where] == "suspended"
+    restored = d.call("session.restore", session=where, name=where)
+    assert restored["restored"] == [f"t1 {site}/nav-a.html"], restored
+    assert browsers(d)[where] == where
+    assert "Page A" in d.snapshot(where)
+    d.call("close", session=where)
+
+
+def test_a_dead_endpoint_fails_its_session_over_to_another(
+    remote_daemon: Daemon, endpoints: dict[str, Server], site: str
+) -> None:
+    d = remote_daemon
+    assert d.cli("open", f"{site}/nav-a.html", "--browser", "box", "--session", "fo").rc == 0
+    d.call("navigate", session="fo", url=f"{site}/nav-b.html")  # checkpointed: navigated
+    endpoints["box"].kill()
+    assert wait_until(lambda: browsers(d).get("fo") == "grid", 30), browsers(d)
+    reply = d.cli("snapshot", "--session", "fo")
+    assert reply.rc == 0, reply.err
+    assert "Page B" in reply.out
+    assert "now on browser grid (was box)" in reply.out
+    assert d.call("sessions")["sessions"][0]["status"] == "active"
+
+
+def test_open_cdp_takes_a_port_of_this_machine(
+    remote_daemon: Daemon, endpoints: dict[str, Server], site: str
+) -> None:
+    port = endpoints["box"].url.rsplit(":", 1)[1]
+    done = remote_daemon.cli("open", f"{site}/nav-a.html", "--cdp", port, "--session", "adhoc")
+    assert done.rc == 0, done.err
+    assert browsers(remote_daemon)["adhoc"] == f"http://127.0.0.1:{port}"
+    remote_daemon.call("close", session="adhoc")
+
+
+def test_bad_endpoints_are_clear_errors(remote_daemon: Daemon, site: str) -> None:
+    d = remote_daemon
+    unknown = d.fail("open", session="x1", url=f"{site}/nav-a.html", browser="nowhere")
+    assert unknown.code == ErrorCode.BAD_REQUEST
+    assert "box" in unknown.hint and "grid" in unknown.hint
+    down = d.fail("open", session="x2", url=f"{site}/nav-a.html", cdp="127.0.0.1:9")
+    assert down.code == ErrorCode.BROWSER_NOT_FOUND
+    assert "run-server" in down.hint
+    both = d.fail("open", session="x3", url=f"{site}/nav-a.html", cdp="9", browser="box")
+    assert both.code == ErrorCode.BAD_REQUEST
+    assert "x2" not in d.statuses()
+    assert d.call("sessions") is not None  # the daemon is fine
+
+
+def test_auto_spreads_new_sessions_by_load(
+    tmp_path: Path, endpoints: dict[str, Server], site: str
+) -> None:
+    settings = make_settings(
+        tmp_path / "auto", browser_endpoints=endpoint_setting(endpoints), default_browser="auto"
+    )
+    with running_daemon(settings) as d:
+        for name in ("s1", "s2", "s3"):
+            assert d.cli("open", f"{site}/nav-a.html", "--session", name).rc == 0
+        assert sorted(browsers(d).values()) == ["box", "grid", "local"]
+
+
+def outward_address() -> str | None:
+    """This machine's address on its network (not loopback), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("198.51.100.1", 9))  # no packet is sent: only a route is chosen
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if address.startswith("127.") else address
+
+
+def test_a_browser_on_another_machine_is_policed_by_interception(
+    tmp_path: Path, hostile: str
+) -> None:
+    """An endpoint reached over the network cannot reach the session's loopback proxy: its
+    requests are checked by interception, with the same rules and the same report."""
+    address = outward_address()
+    if address is None:
+        pytest.skip("this machine has no network address besides loopback")
+    far = run_server(host=address)
+    try:
+        settings = make_settings(
+            tmp_path / "far", browser_endpoints=f"far={far.url} {launch_header()}"
+        )
+        with running_daemon(settings) as d:
+            opened = d.call("open", url=f"{hostile}/framed", session="far", browser="far")
+            assert opened["blocked"] == [
+                {"host": "169.254.169.254", "rule": "metadata", "subject": "169.254.169.254"}
+            ]
+            assert "outer page" in d.snapshot("far")
+            d.call("navigate", url=f"{hostile}/", session="far")
+            link = ref(d, "far", "link", "Free credits")
+            refused(d, "metadata", "click", ref=link, session="far")
+            d.call("back", session="far")  # the tab shows the refusal page
+            redirect = ref(d, "far", "link", "Via a redirect")
+            refused(d, "metadata", "click", ref=redirect, session="far")
+            assert browsers(d)["far"] == "far"
+    finally:
+        far.kill()
