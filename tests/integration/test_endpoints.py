@@ -24,6 +24,7 @@ from tests.integration.test_navigation_policy import hostile, ref, refused
 
 __all__ = ["hostile"]  # a fixture these tests use too
 
+SITE_FILES = Path(__file__).parents[1] / "fixtures/site/files"
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("endpoints")]
 
 
@@ -108,18 +109,32 @@ def browsers(daemon: Daemon) -> dict[str, str]:
     return {s["name"]: s["browser"] or "local" for s in daemon.call("sessions")["sessions"]}
 
 
-@pytest.mark.parametrize("where", ["box", "grid"])
+@pytest.mark.parametrize("where", ["local", "box", "grid"])
 def test_a_session_on_an_endpoint_snapshots_acts_and_checkpoints(
     remote_daemon: Daemon, site: str, where: str
 ) -> None:
     d = remote_daemon
     opened = d.cli("open", f"{site}/nav-a.html", "--browser", where, "--session", where)
     assert opened.rc == 0, opened.err
-    assert browsers(d)[where] == where
+    assert browsers(d)[where] == where  # local: the Chromium steadyhand launched, as a baseline
     snap = d.snapshot(where)
     d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
     d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
     assert "count 2" in d.snapshot(where)
+    # Files come to this machine: a trace, a screenshot, a download.
+    d.call("trace.start", session=where)
+    d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
+    trace = Path(d.call("trace.stop", session=where)["path"])
+    assert trace.stat().st_size > 1000 and trace.read_bytes()[:2] == b"PK"
+    shot = Path(d.call("screenshot", session=where)["path"])
+    assert shot.read_bytes()[:4] == b"\x89PNG"
+    d.call("navigate", session=where, url=f"{site}/gauntlet/files.html")
+    got = d.call(
+        "download", session=where, ref=find_ref(d.snapshot(where), "link", "Download report")
+    )
+    (saved,) = got["downloads"]
+    assert Path(saved["path"]).read_bytes() == (SITE_FILES / "report.csv").read_bytes()
+    d.call("back", session=where)
     # The checkpoint cycle: suspend closes its context on the endpoint, restore reopens
     # it there from the stored state.
     d.call("session.suspend", session=where, name=where)

@@ -144,7 +144,12 @@ async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
 async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -> NavigationResult:
     before = tab.page.url
     move = tab.page.go_back if step == "back" else tab.page.go_forward
-    response = await move(wait_until="load", timeout=call.remaining_ms())
+    # Committed, then the document complete: a page restored from the back-forward cache
+    # (a browser we did not launch keeps it on) fires no load event to wait for.
+    response = await move(wait_until="commit", timeout=call.remaining_ms())
+    await tab.page.wait_for_function(
+        "document.readyState === 'complete'", timeout=call.remaining_ms()
+    )
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
 
 
