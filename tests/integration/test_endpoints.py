@@ -194,7 +194,13 @@ def test_auto_spreads_new_sessions_by_load(
     with running_daemon(settings) as d:
         for name in ("s1", "s2", "s3"):
             assert d.cli("open", f"{site}/nav-a.html", "--session", name).rc == 0
-        assert sorted(browsers(d).values()) == ["box", "grid", "local"]
+        placed = browsers(d)
+        assert sorted(placed.values()) == ["box", "grid", "local"]
+        # A checkpoint of a local session names no endpoint: it comes back local, not "auto".
+        (here,) = (name for name, where in placed.items() if where == "local")
+        d.call("session.suspend", session=here, name=here)
+        assert d.call("session.restore", session=here, name=here)["restored"]
+        assert browsers(d)[here] == "local"
 
 
 def outward_address() -> str | None:

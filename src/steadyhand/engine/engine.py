@@ -177,10 +177,11 @@ class Engine:
         its endpoint died, that one is tried last.
         """
         state = state or {}
-        asked = state.get("browser") or self.settings.default_browser
         load = self.load()
         if "tabs" not in state:  # a new session
+            asked = state.get("browser") or self.settings.default_browser
             return least_loaded([LOCAL, *self.endpoints], load) if asked == AUTO else [asked]
+        asked = state.get("browser") or LOCAL  # a checkpoint names only an endpoint
         others = [p for p in least_loaded([*self.endpoints], load) if p != asked]
         others += [LOCAL] if asked != LOCAL else []
         return [*others, asked] if state.get("lost_endpoint") == asked else [asked, *others]
