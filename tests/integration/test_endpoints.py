@@ -117,6 +117,10 @@ def test_a_session_on_an_endpoint_snapshots_acts_and_checkpoints(
     opened = d.cli("open", f"{site}/nav-a.html", "--browser", where, "--session", where)
     assert opened.rc == 0, opened.err
     assert browsers(d)[where] == where  # local: the Chromium steadyhand launched, as a baseline
+    lines = d.call("daemon.status")["endpoints"]
+    assert any(
+        line.startswith(f"{where} (") and line.endswith(": connected, 1 live") for line in lines
+    ) or (where == "local"), lines
     snap = d.snapshot(where)
     d.call("click", session=where, ref=find_ref(snap, "button", "Count"))
     d.call("click", session=where, ref=find_ref(snap, "button", "Count"))

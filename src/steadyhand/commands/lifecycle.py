@@ -26,6 +26,9 @@ class DaemonStatus(Result):
     contexts: int = Field(description="browser contexts open (one per live session)")
     cap: int = Field(description="the max_sessions setting")
     recoveries: int = Field(description="sessions recovered since the daemon started")
+    endpoints: list[str] = Field(
+        [], description="browser endpoints: name, kind, URL, connected or not, live sessions"
+    )
 
 
 @command("daemon.status", reads_only=True, touches_page=False, autostart=False, timeout="short")
@@ -44,6 +47,7 @@ async def daemon_status(call: Call, params: Params) -> DaemonStatus:
         contexts=rt.engine.context_count(),
         cap=rt.engine.pool.cap,
         recoveries=rt.engine.recoveries,
+        endpoints=rt.engine.endpoint_lines(),
     )
 
 

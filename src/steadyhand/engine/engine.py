@@ -167,6 +167,16 @@ class Engine:
             counts[session.browser_name] = counts.get(session.browser_name, 0) + 1
         return counts
 
+    def endpoint_lines(self) -> list[str]:
+        """One line per endpoint (configured, or used by URL): where, and how it is now."""
+        load = self.load()
+        lines = []
+        for name, endpoint in (self.endpoints | self._adhoc).items():
+            linked = "connected" if self.remote.connected(name) else "not connected"
+            where = "" if name == endpoint.url else f" {endpoint.url}"
+            lines.append(f"{name} ({endpoint.kind}){where}: {linked}, {load.get(name, 0)} live")
+        return lines
+
     def _places(self, state: dict[str, Any] | None) -> list[str]:
         """Where to open a session, in the order to try.
 
