@@ -149,10 +149,10 @@ class LocalBackend:
             if self._runtime is None:
                 from steadyhand.call import Runtime
                 from steadyhand.engine.engine import Engine
-                from steadyhand.store.sqlite import Store
+                from steadyhand.store.open import open_store
 
                 ensure_private_dir(self.settings.state_dir)
-                store = Store(self.settings.store_path)
+                store = open_store(self.settings)
                 self._runtime = Runtime(self.settings, Engine(self.settings, store), store)
             return self._runtime
 
