@@ -62,7 +62,7 @@ class SessionLeases:
         if not lease.taken:
             self._claimed.pop(name, None)
             raise leased_error(name, lease.owner, lease.remaining_s)
-        self._confirmed[name] = now
+        self._confirmed[name] = time.monotonic()
         if lease.previous is not None:
             log.warning("took over session %s from %s (its lease ran out)", name, lease.previous)
         await self._adopt(name)
@@ -89,34 +89,46 @@ class SessionLeases:
         """Sessions this daemon runs or is bringing up, whose leases it keeps."""
         engine = self.engine
         names = {s.name for s in engine.sessions()} | engine.recovering()
-        # A command's claim covers a session still opening (or being closed) for a lease.
+        # A session a command claimed is kept while its browser starts (however long that
+        # takes), and for a lease's time after the claim (a command closing it, say).
         now = time.monotonic()
-        names |= {n for n, at in self._claimed.items() if now - at < self.lease_s}
+        names |= {
+            n
+            for n, at in self._claimed.items()
+            if now - at < self.lease_s or engine.pool.opening(n)
+        }
         return names
 
     async def beat(self) -> None:
         """Renew the leases of the sessions this daemon runs; let go of the rest. A session
         whose lease another daemon took meanwhile (this one stalled past its lease) is
         closed here, so that two daemons never drive it."""
+        started = time.monotonic()
         keep = self.running()
         renewed = await asyncio.to_thread(
             self.store.renew_leases, self.owner, sorted(keep), self.lease_s
         )
-        now = time.monotonic()
         for name in renewed:
-            self._confirmed[name] = now
-        for name in sorted(keep - renewed):
+            self._confirmed[name] = started
+        # Lost: another daemon holds it now. (Not renewed but free: a claim still on its
+        # way to the store, or a lease that ran out unclaimed; the next claim settles it.)
+        lost: set[str] = set()
+        if keep - renewed:
+            held = await asyncio.to_thread(self.store.leases)
+            lost = {n for n in keep - renewed if n in held and held[n].owner != self.owner}
+        for name in sorted(lost):
             self._confirmed.pop(name, None)
             self._claimed.pop(name, None)
             if self.engine.pool.get(name) is not None:
                 log.warning("lost the lease of session %s to another daemon; closing it here", name)
                 await self.engine.pool.release(name)
+        now = time.monotonic()
         let_go = sorted(set(self._confirmed) - keep)
         if let_go:
             await asyncio.to_thread(self.store.release_leases, self.owner, let_go)
             for name in let_go:
                 self._confirmed.pop(name, None)
-        for name in [n for n, at in self._claimed.items() if now - at >= self.lease_s]:
+        for name in [n for n in self._claimed if n not in keep]:
             del self._claimed[name]
 
     async def _run(self) -> None:

@@ -52,6 +52,11 @@ class PostgresDatabase:
 
     def __init__(self, url: str, max_size: int = POOL_MAX) -> None:
         self.url = url
+        try:  # at once, and the server's own words, when it cannot be reached
+            psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S)).close()
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RuntimeError(f"cannot connect to the store {redact_url(url)}: {reason}") from None
         self.pool = ConnectionPool(
             url,
             min_size=1,
