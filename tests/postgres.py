@@ -74,8 +74,10 @@ class PostgresServer:
 
 
 @contextlib.contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    """Start a throwaway server (trust auth, on 127.0.0.1 only, fsync off); stop it after."""
+def postgres_server(durable: bool = False) -> Iterator[PostgresServer]:
+    """Start a throwaway server (trust auth, on 127.0.0.1 only); stop it after. Tests run
+    it with fsync and synchronous commits off; `durable` keeps PostgreSQL's defaults (a
+    benchmark's)."""
     root = Path(tempfile.mkdtemp(prefix="steadyhand-pg-"))
     data, log = root / "data", root / "server.log"
     data.mkdir()
@@ -103,8 +105,9 @@ def postgres_server() -> Iterator[PostgresServer]:
             capture_output=True,
             cwd=root,
         )
-        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        options += " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         options += os.environ.get("STEADYHAND_TEST_PG_OPTS", "")
         start = [ctl, "-D", str(data), "-l", str(log), "-o", options, "-w"]
         subprocess.run(

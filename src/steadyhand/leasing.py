@@ -122,7 +122,6 @@ class SessionLeases:
             if self.engine.pool.get(name) is not None:
                 log.warning("lost the lease of session %s to another daemon; closing it here", name)
                 await self.engine.pool.release(name)
-        now = time.monotonic()
         let_go = sorted(set(self._confirmed) - keep)
         if let_go:
             await asyncio.to_thread(self.store.release_leases, self.owner, let_go)

@@ -9,6 +9,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,20 @@ def two_daemons(root: Path, store_url: str) -> Iterator[tuple[Daemon, Daemon]]:
             for browser in find_owned_browsers(state.state_dir):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(browser.pgid, signal.SIGKILL)
+
+
+def take_over(daemon: Daemon, session: str, since: float) -> tuple[Any, int, float]:
+    """Ask `daemon` for a snapshot of `session` until it stops refusing it as leased: the
+    reply, how many refusals came first, and when the last one came."""
+    refusals, last_refused = 0, since
+    while time.monotonic() - since < LEASE_S + 60:
+        try:
+            return daemon.call("snapshot", session=session), refusals, last_refused
+        except SteadyhandError as exc:
+            assert exc.code == ErrorCode.SESSION_LEASED, exc
+            refusals, last_refused = refusals + 1, time.monotonic()
+            time.sleep(0.1)
+    raise AssertionError(f"{session} still leased {LEASE_S + 60} s after its daemon died")
 
 
 def owners(daemon: Daemon) -> dict[str, tuple[str, str | None]]:
@@ -72,16 +87,7 @@ def test_a_dead_daemon_s_session_is_taken_over_from_its_checkpoint(
         killed = time.monotonic()
         assert wait_until(lambda: not process_alive(pid))
 
-        taken_over: dict[str, object] | None = None
-        refusals, last_refused = 0, killed
-        while taken_over is None and time.monotonic() - killed < LEASE_S + 60:
-            try:
-                taken_over = b.call("snapshot", session="shared")
-            except SteadyhandError as exc:
-                assert exc.code == ErrorCode.SESSION_LEASED, exc
-                refusals, last_refused = refusals + 1, time.monotonic()
-                time.sleep(0.1)
-        assert taken_over is not None
+        taken_over, refusals, last_refused = take_over(b, "shared", killed)
         # Nobody renewed A's lease after the kill: B was refused only while it ran out
         # (the restore from the checkpoint that follows takes what the machine takes).
         assert last_refused - killed <= LEASE_S + 0.5, f"{last_refused - killed:.1f} s"

@@ -216,26 +216,30 @@ def test_of_daemons_racing_for_a_lease_exactly_one_wins(store_url: str, tmp_path
     stores = [open_store(make_settings(tmp_path / f"s{n}", store_url=store_url)) for n in range(6)]
     try:
         for round_ in range(5):
-            start = threading.Barrier(len(stores))
-            winners: list[str] = []
-
-            def race(n: int, session: str) -> None:
-                start.wait()
-                if stores[n].take_lease(session, f"D{n}", 30).taken:
-                    winners.append(f"D{n}")
-
-            threads = [
-                threading.Thread(target=race, args=(n, f"race{round_}")) for n in range(len(stores))
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            winners = race(stores, f"race{round_}")
             assert len(winners) == 1
             assert stores[0].leases()[f"race{round_}"].owner == winners[0]
     finally:
         for opened in stores:
             opened.close()
+
+
+def race(stores: list[Store], session: str) -> list[str]:
+    """Every store asks for `session`'s lease at once; the owners that got it."""
+    start = threading.Barrier(len(stores))
+    winners: list[str] = []
+
+    def one(n: int) -> None:
+        start.wait()
+        if stores[n].take_lease(session, f"D{n}", 30).taken:
+            winners.append(f"D{n}")
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(len(stores))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return winners
 
 
 # ----------------------------------------------------------------- one schema, two dialects

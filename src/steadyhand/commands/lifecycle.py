@@ -77,8 +77,9 @@ class SessionInfo(Result):
     health: dict[str, Any] | None
     owner: str | None = Field(
         None,
-        description="the daemon that runs it (daemon_name, else host:pid); none while no "
-        "daemon does (suspended, closed, or its daemon died and its lease ran out)",
+        description="with a shared store (store_url): the daemon that runs it (its "
+        "daemon_name, else host:pid); none while no daemon does (suspended, closed, or its "
+        "daemon died and its lease ran out)",
     )
 
 
@@ -111,7 +112,8 @@ async def sessions(call: Call, params: Params) -> SessionList:
             else (row.status if row else "closed")
         )
         lease = leases.get(name)
-        owner = me if session is not None or name in recovering else None
+        # The embedded store is this daemon's alone: no owner to tell (nor to print).
+        owner = me if shared and (session is not None or name in recovering) else None
         if lease is not None:
             owner = lease.owner
         elif shared and status in ("active", "live") and owner is None:
