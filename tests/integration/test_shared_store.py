@@ -23,10 +23,16 @@ from tests.conftest import Daemon, make_settings, running_daemon, wait_until
 pytestmark = pytest.mark.integration
 
 LEASE_S = 2.0
+PASSWORD = "not-to-be-logged"
 
 
 @contextlib.contextmanager
 def two_daemons(root: Path, store_url: str) -> Iterator[tuple[Daemon, Daemon]]:
+    # The test server trusts its clients: a password in the URL goes unused, and must
+    # show nowhere (checked in the daemons' logs).
+    store_url = store_url.replace(
+        "postgresql://steadyhand@", f"postgresql://steadyhand:{PASSWORD}@"
+    )
     settings = [
         make_settings(root / name, store_url=store_url, lease_s=LEASE_S, daemon_name=name)
         for name in ("A", "B")
@@ -36,6 +42,8 @@ def two_daemons(root: Path, store_url: str) -> Iterator[tuple[Daemon, Daemon]]:
             yield a, b
     finally:  # a daemon killed by the test leaves its Chromium to reap
         for state in settings:
+            if state.log_path.exists():
+                assert PASSWORD not in state.log_path.read_text()
             for browser in find_owned_browsers(state.state_dir):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(browser.pgid, signal.SIGKILL)

@@ -283,8 +283,10 @@ def test_an_unreachable_store_names_it_without_the_password(
     postgres: object, tmp_path: Path
 ) -> None:
     url = "postgresql://steadyhand:hunter2@127.0.0.1:1/nowhere"
+    settings = make_settings(tmp_path, store_url=url)
+    assert "hunter2" not in repr(settings)
     with pytest.raises(SteadyhandError) as refused:
-        open_store(make_settings(tmp_path, store_url=url))
+        open_store(settings)
     assert refused.value.code == ErrorCode.DAEMON_UNAVAILABLE
     text = str(refused.value.to_dict())
     assert "hunter2" not in text and "127.0.0.1:1/nowhere" in text
