@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store import postgres as postgres_module
 from steadyhand.store.base import ApprovalRow, ArtifactFile, Store
 from steadyhand.store.open import open_store
 from steadyhand.store.postgres import PostgresStore
@@ -277,6 +278,26 @@ def test_a_second_opener_does_not_migrate_again(postgres_url: str) -> None:
     assert second.schema_version == SCHEMA_VERSION and len(second.actions()) == 1
     first.close()
     second.close()
+
+
+def test_connections_the_server_dropped_are_replaced_before_use(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_module, "IDLE_CHECK_S", 0.05)
+    store = PostgresStore(postgres_url)
+    try:
+        first = log(store, "s")
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            dropped = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid != pg_backend_pid()"
+            ).fetchone()
+        assert dropped is not None and dropped[0] >= 1
+        time.sleep(0.2)
+        second = log(store, "s")  # no error: the dead connection was not handed out
+        assert [r.id for r in store.actions("s")] == [first, second]
+    finally:
+        store.close()
 
 
 def test_an_unreachable_store_names_it_without_the_password(

@@ -285,7 +285,8 @@ class Store:
         dumped = None if result is None else json.dumps(result, sort_keys=True, default=str)
         row += (None if dumped is None else mask_text(dumped),)
         row += (request_id,)
-        with self._db.use(atomic=True) as db:
+        # One statement (autocommitted) unless files go with it: then one transaction.
+        with self._db.use(atomic=bool(files)) as db:
             action_id = int(
                 db.execute(
                     "INSERT INTO action_log (ts, session, tab, command, params_json, ok,"

@@ -1,13 +1,16 @@
 """The shared store: a PostgreSQL database several daemons (and hosts) use at once.
 
-Connections come from a pool (psycopg 3, psycopg_pool); each `use` is one transaction,
-committed when the block ends. The schema is versioned in `steadyhand_schema`, migrated
-under an advisory lock so that daemons starting together migrate once.
+Connections come from a pool (psycopg 3, psycopg_pool), in autocommit mode: a statement
+is its own transaction, and `use(atomic=True)` is one transaction block. The schema is
+versioned in `steadyhand_schema`, migrated under an advisory lock so that daemons starting
+together migrate once.
 """
 
 from __future__ import annotations
 
 import functools
+import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -24,6 +27,7 @@ SCHEMA_VERSION = len(STEPS)
 MIGRATION_LOCK = 0x5745_4144_5948_414E  # "steadyhan"-ish, fits a signed bigint
 POOL_MAX = 8  # the daemon's threads (asyncio.to_thread) rarely need more at once
 CONNECT_TIMEOUT_S = 10.0
+IDLE_CHECK_S = 2.0  # a connection idle this long is checked before it is used again
 
 
 @functools.lru_cache(maxsize=512)
@@ -52,6 +56,9 @@ class PostgresDatabase:
 
     def __init__(self, url: str, max_size: int = POOL_MAX) -> None:
         self.url = url
+        self._last_used: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
+            weakref.WeakKeyDictionary()
+        )
         try:  # at once, and the server's own words, when it cannot be reached
             psycopg.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S)).close()
         except psycopg.Error as exc:
@@ -63,9 +70,12 @@ class PostgresDatabase:
             max_size=max_size,
             open=False,
             # A connection the server dropped (restart, idle timeout) is replaced before
-            # a caller gets it, rather than failing the caller's statement.
-            check=ConnectionPool.check_connection,
-            kwargs={"connect_timeout": int(CONNECT_TIMEOUT_S)},
+            # a caller gets it, rather than failing the caller's statement (which, for a
+            # write, could not be retried: it may have landed).
+            check=self._check_if_idle,
+            # Autocommit: a lone statement is its own transaction, one round trip; a `use`
+            # that must be atomic opens a transaction block (BEGIN ... COMMIT).
+            kwargs={"connect_timeout": int(CONNECT_TIMEOUT_S), "autocommit": True},
             name="steadyhand-store",
         )
         try:
@@ -74,11 +84,25 @@ class PostgresDatabase:
             self.pool.close()
             raise RuntimeError(f"cannot connect to the store {redact_url(url)}: {exc}") from None
 
+    def _check_if_idle(self, connection: psycopg.Connection[Any]) -> None:
+        """The pool's check before it hands a connection out: a round trip, so only for
+        one that sat idle a while (a busy one just answered; checking every one halves the
+        action log's write rate)."""
+        used = self._last_used.get(connection)
+        if used is None or time.monotonic() - used >= IDLE_CHECK_S:
+            ConnectionPool.check_connection(connection)
+
     @contextmanager
     def use(self, atomic: bool = False) -> Iterator[_Connection]:
-        # Every block is one transaction either way: the pool commits it on success.
         with self.pool.connection() as connection:
-            yield _Connection(connection)
+            try:
+                if not atomic:
+                    yield _Connection(connection)
+                    return
+                with connection.transaction():
+                    yield _Connection(connection)
+            finally:
+                self._last_used[connection] = time.monotonic()
 
     def close(self) -> None:
         self.pool.close()
