@@ -68,17 +68,19 @@ class SessionLeases:
         await self._adopt(name)
 
     async def _adopt(self, name: str) -> None:
-        """Make a session another daemon left restorable here (if it has a checkpoint)."""
+        """Make a session another daemon left restorable here (if it has a checkpoint);
+        forget one listed here as suspended that another daemon has closed since."""
         engine = self.engine
-        if (
-            engine.pool.get(name) is not None
-            or engine.pool.opening(name)
-            or name in engine.suspended()
-            or name in engine.recovering()
-        ):
+        if engine.pool.get(name) is not None or engine.pool.opening(name):
+            return
+        if name in engine.recovering():
             return
         rows = await asyncio.to_thread(self.store.session_rows)
         row = next((r for r in rows if r.name == name), None)
+        if name in engine.suspended():
+            if row is not None and row.status == "closed":
+                await engine.close_session(name)  # (closed already: nothing else changes)
+            return
         if row is None or row.status not in RESTORABLE:
             return
         if await asyncio.to_thread(self.store.latest_checkpoint, name) is None:
