@@ -99,6 +99,10 @@ def test_a_dead_daemon_s_session_is_taken_over_from_its_checkpoint(
         # Nobody renewed A's lease after the kill: B was refused only while it ran out
         # (the restore from the checkpoint that follows takes what the machine takes).
         assert last_refused - killed <= LEASE_S + 0.5, f"{last_refused - killed:.1f} s"
+        print(  # for a look with -s: refused until, and answered after, the kill
+            f"takeover: refused {refusals}x until {last_refused - killed:.2f} s, answered "
+            f"{time.monotonic() - killed:.2f} s after the kill (lease {LEASE_S} s)"
+        )
         assert "Page B" in str(taken_over["snapshot"])
         restored = taken_over["restored"]
         assert isinstance(restored, dict) and restored["lost"] == []
