@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAUNCHER := $(VENV)/.launcher
 
-.PHONY: demo test lint spec chromium compile bench clean
+.PHONY: demo test lint spec chromium postgresql compile bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(STAMP): pyproject.toml
 
 chromium: $(STAMP)
 	@scripts/ensure-chromium $(PY)
+
+# The store tests run against a PostgreSQL server they start themselves (tests/postgres.py).
+postgresql:
+	@scripts/ensure-postgresql
 
 # The `steadyhand` command as a launcher that starts Python without `site` and relays the
 # call to the daemon (fronts/cli_relay.py): a call then costs about a bare interpreter's
@@ -32,7 +36,7 @@ demo: $(STAMP) chromium compile
 
 # Two workers (pytest-xdist): tests mostly wait on Chromium, so two overlap well on two
 # cores; a module's tests that share its daemon stay on one worker (tests/conftest.py).
-test: $(STAMP) chromium compile
+test: $(STAMP) chromium postgresql compile
 	@scripts/ensure-desktop
 	$(PY) -m pytest -n 2 --dist loadgroup
 
@@ -44,7 +48,7 @@ lint: $(STAMP)
 spec: $(STAMP)
 	$(PY) -m steadyhand.fronts.cli_spec
 
-bench: $(STAMP) chromium compile
+bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/cli_latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/act.py
@@ -55,6 +59,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/observe.py
 	$(PY) bench/report.py
 	$(PY) bench/endpoints.py
+	$(PY) bench/store.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

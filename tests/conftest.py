@@ -22,6 +22,7 @@ from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import rpc_client
 from tests import desktop_env
+from tests.postgres import PostgresServer, postgres_server
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site"
 WHOLE_SNAPSHOT = 10_000_000  # a max_chars that never cuts
@@ -224,3 +225,18 @@ def virtual_display() -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server (tests/postgres.py), one per test worker."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresServer) -> Iterator[str]:
+    """A new, empty database of the test server, dropped after the test."""
+    name = postgres.create_database()
+    yield postgres.url(name)
+    postgres.drop_database(name)

@@ -19,9 +19,10 @@ from steadyhand.engine.engine import Engine
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, confine, file_roots
+from steadyhand.leasing import SessionLeases
 from steadyhand.observe.metrics import Metrics
 from steadyhand.store.artifacts import output_path, safe_name
-from steadyhand.store.sqlite import ArtifactFile, Store
+from steadyhand.store.base import ArtifactFile, Store
 from steadyhand.vault import Vault
 from steadyhand.webhook import Webhook
 
@@ -38,6 +39,8 @@ class Runtime:
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
     metrics: Metrics = field(default_factory=Metrics)
+    # With a store other daemons share: this daemon's session leases (steadyhand/leasing.py).
+    leases: SessionLeases | None = None
     _desktop: Desktop | None = None
     _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
@@ -176,6 +179,12 @@ class Call:
     def reveal(self, *path: str) -> None:
         """The param at this path proved not secret (e.g. not typed into a password field)."""
         self.redactions.discard(path)
+
+    async def claim(self, name: str | None = None) -> None:
+        """Hold the lease of the session this command acts on (`name`, else its session)
+        when the store is shared: `session_leased` if another daemon runs it."""
+        if self.runtime.leases is not None:
+            await self.runtime.leases.claim(name or self.session_name)
 
     async def restore_suspended(self) -> bool:
         """Restore the command's session if a stopped daemon left it suspended (unless the

@@ -149,11 +149,14 @@ class LocalBackend:
             if self._runtime is None:
                 from steadyhand.call import Runtime
                 from steadyhand.engine.engine import Engine
-                from steadyhand.store.sqlite import Store
+                from steadyhand.leasing import session_leases
+                from steadyhand.store.open import open_store
 
                 ensure_private_dir(self.settings.state_dir)
-                store = Store(self.settings.store_path)
-                self._runtime = Runtime(self.settings, Engine(self.settings, store), store)
+                store = open_store(self.settings)
+                engine = Engine(self.settings, store)
+                leases = session_leases(self.settings, store, engine)  # a shared store's
+                self._runtime = Runtime(self.settings, engine, store, leases=leases)
             return self._runtime
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
@@ -175,6 +178,8 @@ class LocalBackend:
                 runtime, self._runtime = self._runtime, None
                 runtime.stop_requested.set()  # approvals still waiting are cancelled
                 await runtime.engine.shutdown()
+                if runtime.leases is not None:
+                    await runtime.leases.stop()
                 runtime.store.close()
 
 

@@ -422,7 +422,10 @@ class Settings:
         return hash(tuple(self.as_dict().items()))
 
     def __repr__(self) -> str:
-        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
+        from steadyhand.store.redact import redact_url  # a store_url's password never shows
+
+        shown = self.as_dict() | {"store_url": redact_url(self.store_url)}
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @property
     def socket_path(self) -> Path:

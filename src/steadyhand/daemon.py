@@ -24,6 +24,8 @@ from steadyhand.observe.log import configure as configure_logging
 
 if TYPE_CHECKING:
     from steadyhand.engine.engine import Engine
+    from steadyhand.leasing import SessionLeases
+    from steadyhand.store.base import Store
 
 log = logging.getLogger("steadyhand.daemon")
 
@@ -71,6 +73,23 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
     return len(orphans)
 
 
+def open_daemon_store(settings: Settings) -> Store:
+    """The store, with what a killed (or stopped) predecessor left in it settled."""
+    from steadyhand.store.open import daemon_owner, is_shared, open_store
+
+    store = open_store(settings)
+    if is_shared(settings):
+        # Leases this daemon's name held in a previous life: nobody runs those sessions.
+        store.release_leases(daemon_owner(settings))
+    # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable
+    # (a shared store's sessions another daemon's live lease holds are left alone).
+    for status in ("active", "live"):
+        store.retire_sessions(status, "suspended")
+    # Approvals a killed predecessor left waiting can no longer let anything through.
+    store.cancel_pending_approvals("the daemon that asked is gone")
+    return store
+
+
 async def serve(settings: Settings, warm: bool = False) -> None:
     """Run the daemon until it is told to stop.
 
@@ -79,29 +98,25 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     and Chromium (processes of their own, on another core).
     """
     from steadyhand.engine.engine import Engine
-    from steadyhand.store.sqlite import Store
+    from steadyhand.leasing import session_leases
     from steadyhand.vault import Vault
 
     # Read the secret variables, then take them out of the environment before Playwright's
     # driver starts: Chromium and the programs `desktop launch` starts inherit it.
     vault = Vault(settings)
     vault.scrub_environ()
-    store = Store(settings.store_path)
-    # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable.
-    for status in ("active", "live"):
-        store.retire_sessions(status, "suspended")
-    # Approvals a killed predecessor left waiting can no longer let anything through.
-    store.cancel_pending_approvals("the daemon that asked is gone")
+    store = open_daemon_store(settings)
     engine = Engine(settings, store)
     engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
+    leases = session_leases(settings, store, engine)  # None: the store is this daemon's
     warming = asyncio.create_task(warm_up(engine)) if warm else None
     await load_command_table()
     from steadyhand.call import Runtime
     from steadyhand.fronts import rpc
     from steadyhand.observe import retention
 
-    runtime = Runtime(settings=settings, engine=engine, store=store, vault=vault)
+    runtime = Runtime(settings=settings, engine=engine, store=store, vault=vault, leases=leases)
     server = rpc.RpcServer(runtime)
     try:  # before the first request, so a client never sees files due to go
         await asyncio.to_thread(retention.apply, store, settings)
@@ -122,7 +137,7 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     pruning = loop.create_task(retention.every_hour(store, settings, live))
     at_start = settings.restore_sessions == "at_start"
     if at_start:
-        restoring = loop.create_task(restore_all(engine))
+        restoring = loop.create_task(restore_all(engine, leases))
     try:
         await runtime.stop_requested.wait()
         log.info("stopping")
@@ -135,6 +150,8 @@ async def serve(settings: Settings, warm: bool = False) -> None:
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
         await engine.shutdown()
+        if leases is not None:  # after shutdown wrote the sessions as suspended
+            await leases.stop()
         store.close()
 
 
@@ -167,12 +184,15 @@ def in_a_desktop() -> bool:
     return bool(os.environ.get("DISPLAY") and os.environ.get("DBUS_SESSION_BUS_ADDRESS"))
 
 
-async def restore_all(engine: Engine) -> None:
-    """`restore_sessions = at_start`: bring back every suspended session, side by side."""
+async def restore_all(engine: Engine, leases: SessionLeases | None = None) -> None:
+    """`restore_sessions = at_start`: bring back every suspended session, side by side
+    (with a shared store, those whose lease this daemon gets)."""
     names = sorted(engine.suspended())
 
     async def one(name: str) -> None:
         try:
+            if leases is not None:
+                await leases.claim(name)
             report = await engine.restore(name)
             log.info("restored session %s: %s", name, report)
         except SteadyhandError as exc:

@@ -183,6 +183,8 @@ async def _before_run(
     Restoring a suspended session and a person's approval are waits that are not the
     command's: its deadline starts after them.
     """
+    if command.needs_session or command.creates_session:
+        await call.claim()  # session_leased when another daemon runs it
     restored = (command.needs_session or command.creates_session) and (
         await call.restore_suspended()
     )

@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     POOL_EXHAUSTED = "pool_exhausted"
     PROFILE_IN_USE = "profile_in_use"
     SESSION_SUSPENDED = "session_suspended"
+    SESSION_LEASED = "session_leased"
     DAEMON_UNAVAILABLE = "daemon_unavailable"
     POLICY_DENIED = "policy_denied"
     APPROVAL_DENIED = "approval_denied"
@@ -75,6 +76,7 @@ ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
     ErrorCode.POOL_EXHAUSTED: ErrorClass(4, -32022, 429, retryable=True),
     ErrorCode.PROFILE_IN_USE: ErrorClass(4, -32023, 409, retryable=True),
     ErrorCode.SESSION_SUSPENDED: ErrorClass(2, -32006, 409),
+    ErrorCode.SESSION_LEASED: ErrorClass(2, -32007, 409),
     ErrorCode.DAEMON_UNAVAILABLE: ErrorClass(6, -32040, 503, retryable=True),
     ErrorCode.POLICY_DENIED: ErrorClass(7, -32050, 403),
     ErrorCode.APPROVAL_DENIED: ErrorClass(7, -32051, 403),
@@ -223,6 +225,10 @@ class SessionSuspendedError(SteadyhandError):
     """The session is suspended: `session restore NAME` brings it back."""
 
 
+class SessionLeasedError(SteadyhandError):
+    """Another daemon sharing the store runs the session (its lease is live)."""
+
+
 class DaemonUnavailableError(SteadyhandError):
     """No daemon answers on the socket."""
 
@@ -259,6 +265,7 @@ _BY_CODE: dict[ErrorCode, type[SteadyhandError]] = {
     ErrorCode.POOL_EXHAUSTED: PoolExhaustedError,
     ErrorCode.PROFILE_IN_USE: ProfileInUseError,
     ErrorCode.SESSION_SUSPENDED: SessionSuspendedError,
+    ErrorCode.SESSION_LEASED: SessionLeasedError,
     ErrorCode.DAEMON_UNAVAILABLE: DaemonUnavailableError,
     ErrorCode.POLICY_DENIED: PolicyDeniedError,
     ErrorCode.APPROVAL_DENIED: ApprovalDeniedError,

@@ -24,7 +24,7 @@ from typing import Any
 from steadyhand.approvals.policy import Policy
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.sqlite import ApprovalRow, Store
+from steadyhand.store.base import ApprovalRow, Store
 from steadyhand.webhook import Webhook
 
 log = logging.getLogger("steadyhand.approvals")

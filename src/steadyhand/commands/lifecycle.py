@@ -12,6 +12,7 @@ from steadyhand import __version__
 from steadyhand.call import Call
 from steadyhand.commands.results import TabInfo, tab_infos
 from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.store.open import daemon_owner
 
 
 class DaemonStatus(Result):
@@ -81,6 +82,12 @@ class SessionInfo(Result):
     last_action: LastAction | None
     checkpoint_at: float | None
     health: dict[str, Any] | None
+    owner: str | None = Field(
+        None,
+        description="with a shared store (store_url): the daemon that runs it (its "
+        "daemon_name, else host:pid); none while no daemon does (suspended, closed, or its "
+        "daemon died and its lease ran out)",
+    )
 
 
 class SessionList(Result):
@@ -98,6 +105,9 @@ async def sessions(call: Call, params: Params) -> SessionList:
     checkpoints = await asyncio.to_thread(store.checkpoint_times)
     live = {s.name: s for s in engine.sessions()}
     recovering = engine.recovering()
+    me = daemon_owner(call.runtime.settings)
+    shared = call.runtime.leases is not None
+    leases = await asyncio.to_thread(store.leases) if shared else {}
     infos = []
     for name in sorted(set(rows) | set(live) | recovering):
         row, session, action = rows.get(name), live.get(name), last.get(name)
@@ -108,6 +118,13 @@ async def sessions(call: Call, params: Params) -> SessionList:
             if session is not None
             else (row.status if row else "closed")
         )
+        lease = leases.get(name)
+        # The embedded store is this daemon's alone: no owner to tell (nor to print).
+        owner = me if shared and (session is not None or name in recovering) else None
+        if lease is not None:
+            owner = lease.owner
+        elif shared and status in ("active", "live") and owner is None:
+            status = "suspended"  # its daemon died: any daemon restores it on use
         infos.append(
             SessionInfo(
                 name=name,
@@ -125,6 +142,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
                 ),
                 checkpoint_at=checkpoints.get(name),
                 health=engine.health.of(name).as_dict() if session else None,
+                owner=owner,
             )
         )
     pool = engine.pool.status()
@@ -138,6 +156,7 @@ class Closed(Result):
 @command("close", destructive=True, needs_session=False)
 async def close(call: Call, params: Params) -> Closed:
     """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
+    await call.claim()
     await call.engine.close_session(call.session_name)
     return Closed(closed=call.session_name)
 
@@ -156,6 +175,7 @@ class Suspended(Result):
 async def session_suspend(call: Call, params: NameParams) -> Suspended:
     """Checkpoint a session and close it, freeing its slot; `session restore` reopens it."""
     name = params.name or call.session_name
+    await call.claim(name)
     saved = await call.engine.suspend(name)
     tabs = [f"{t['id']} {t['url']}" for t in saved.state["tabs"]]
     return Suspended(suspended=name, checkpoint_at=saved.ts, tabs=tabs)
@@ -172,6 +192,7 @@ class Restored(Result):
 async def session_restore(call: Call, params: NameParams) -> Restored:
     """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
     name = params.name or call.session_name
+    await call.claim(name)
     report = await call.engine.restore(name)
     return Restored(
         session=name,

@@ -45,7 +45,7 @@ from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.snapshot.page_model import install as install_page_model
 from steadyhand.store.artifacts import artifact_path
-from steadyhand.store.sqlite import Checkpoint, Store
+from steadyhand.store.base import Checkpoint, Store
 
 # Chromium's proxy bypass: loopback reached directly. Chromium bypasses link-local
 # addresses too unless told `<-loopback>` (which also takes loopback away from the

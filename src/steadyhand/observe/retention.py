@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from steadyhand.config import Settings
-from steadyhand.store.sqlite import Store
+from steadyhand.store.base import Store
 
 log = logging.getLogger("steadyhand.retention")
 

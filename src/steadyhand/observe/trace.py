@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from steadyhand.store.sqlite import ActionRow, ArtifactRow, Store
+from steadyhand.store.base import ActionRow, ArtifactRow, Store
 
 KIND_BY_EXT = {".png": "screenshot", ".pdf": "pdf", ".zip": "trace", ".html": "report"}
 NOTE_CHARS = 160
