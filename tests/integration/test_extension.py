@@ -1,0 +1,177 @@
+"""The user's own Chrome through the steadyhand extension: Chromium started here with the
+unpacked extension (extension/), paired with a daemon's relay; a tab attached through the
+extension's own attach function (what its toolbar button calls) is driven by the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Worker, sync_playwright
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+
+from steadyhand.engine.chromium import find_chromium
+from steadyhand.extension.pairing import TOKEN_FILE
+from tests.conftest import Daemon, make_settings, running_daemon, wait_until
+
+pytestmark = pytest.mark.integration
+
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
+SESSION = "chrome"
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """A daemon whose relay listens on any free port (tests run side by side)."""
+    state = tmp_path_factory.mktemp("state")
+    with running_daemon(make_settings(state, extension_port=0)) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def paired(daemon: Daemon) -> dict[str, Any]:
+    """What `steadyhand extension pair` prints, as JSON."""
+    run = daemon.cli("extension", "pair", "--json")
+    assert run.rc == 0, run.err
+    result: dict[str, Any] = json.loads(run.out)["result"]
+    return result
+
+
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    """The "user's" Chromium, with the extension loaded unpacked (new headless mode runs
+    extensions and their service workers)."""
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("user-profile")),
+            executable_path=str(find_chromium()),
+            headless=True,
+            args=[
+                "--headless=new",
+                f"--disable-extensions-except={EXTENSION}",
+                f"--load-extension={EXTENSION}",
+                "--disable-features=DisableLoadExtensionCommandLineSwitch",
+            ],
+            ignore_default_args=["--disable-extensions"],
+        )
+        yield context
+        context.close()
+
+
+def worker_of(context: BrowserContext) -> Worker:
+    """The extension's service worker."""
+    workers = [w for w in context.service_workers if w.url.endswith("/background.js")]
+    return workers[0] if workers else context.wait_for_event("serviceworker")
+
+
+def tab_id_of(worker: Worker, url: str) -> int:
+    found = worker.evaluate(
+        "async (url) => (await chrome.tabs.query({})).filter(t => t.url === url).map(t => t.id)",
+        url,
+    )
+    assert len(found) == 1, found
+    return int(found[0])
+
+
+def badge(worker: Worker, tab_id: int) -> str:
+    return str(worker.evaluate("(tabId) => chrome.action.getBadgeText({tabId})", tab_id))
+
+
+def configure(worker: Worker, relay_url: str, token: str) -> None:
+    """What the user types into the extension's options page."""
+    worker.evaluate(
+        "([relayUrl, token]) => chrome.storage.local.set({relayUrl, token})", [relay_url, token]
+    )
+
+
+def open_page(chrome: BrowserContext, url: str) -> Page:
+    page = chrome.new_page()
+    page.goto(url)
+    return page
+
+
+def cli_json(daemon: Daemon, *args: str) -> dict[str, Any]:
+    run = daemon.cli(*args, "--json")
+    reply: dict[str, Any] = json.loads(run.out)
+    return reply
+
+
+def test_pairing_token_is_private(daemon: Daemon, paired: dict[str, Any]) -> None:
+    path = daemon.settings.state_dir / TOKEN_FILE
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert paired["token"] in path.read_text()
+    assert paired["relay_url"].startswith("ws://127.0.0.1:")
+    assert paired["session"] == SESSION
+    assert Path(paired["extension_dir"]) == EXTENSION
+    # The token reaches the caller, never the log.
+    log = (daemon.settings.state_dir / "daemon.log").read_text()
+    assert paired["token"] not in log
+
+
+def test_attach_snapshot_click_detach(
+    daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
+) -> None:
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], paired["token"])
+    url = f"{site}/extension.html"
+    page = open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+
+    # The toolbar button's function: resolves once the tab is in the daemon's session.
+    worker.evaluate("(tabId) => steadyhand.toggle(tabId)", tab)
+    assert badge(worker, tab) == "ON"
+    status = cli_json(daemon, "extension", "status")["result"]
+    assert status["connected"] and status["session"] == SESSION
+    assert [t["tab"] for t in status["tabs"]] == [tab]
+
+    snap = daemon.cli("--session", SESSION, "snapshot")
+    assert snap.rc == 0, snap.err
+    assert "Not greeted yet" in snap.out
+    button = next(line for line in snap.out.splitlines() if 'button "Greet"' in line)
+    ref = button.split("[ref=")[1].split("]")[0]
+    click = daemon.cli("--session", SESSION, "click", ref)
+    assert click.rc == 0, click.err
+    # The user's own tab changed, and the session sees it.
+    assert page.text_content("#said") == "Greeted 1 time(s)"
+    assert "Greeted 1 time(s)" in daemon.cli("--session", SESSION, "snapshot").out
+
+    worker.evaluate("(tabId) => steadyhand.toggle(tabId)", tab)  # the button again: detach
+    assert badge(worker, tab) == ""
+    assert wait_until(lambda: cli_json(daemon, "--session", SESSION, "tabs")["result"] == [])
+    gone = cli_json(daemon, "--session", SESSION, "snapshot")
+    assert gone["ok"] is False
+    assert "attach" in gone["error"]["message"] + gone["error"]["hint"]
+    assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
+    assert not page.is_closed()  # the user's tab stays open in Chrome
+    page.close()
+
+
+def test_wrong_token_is_refused(
+    daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
+) -> None:
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], "not-" + paired["token"])
+    url = f"{site}/extension.html?wrong-token"
+    page = open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+    with pytest.raises(Exception, match="wrong pairing token"):
+        worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    assert badge(worker, tab) == ""
+    assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
+    page.close()
+
+
+def test_relay_doors_are_closed_to_others(paired: dict[str, Any]) -> None:
+    """Not from an extension: refused before any message; the CDP door wants the daemon's
+    secret."""
+    with pytest.raises(InvalidStatus) as no_origin:
+        connect(paired["relay_url"], open_timeout=5).close()
+    assert no_origin.value.response.status_code == 403
+    cdp = paired["relay_url"].replace("/extension", "/cdp")
+    with pytest.raises(InvalidStatus) as no_secret:
+        connect(cdp, open_timeout=5, origin="chrome-extension://x").close()  # type: ignore[arg-type]
+    assert no_secret.value.response.status_code == 401
