@@ -171,5 +171,11 @@ chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (change.status && attached.has(tabId)) showBadge(tabId, true);
 });
 
+// New pairing details: the next attach connects with them (the tabs attached are let go).
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== "local" || !(changes.relayUrl || changes.token)) return;
+  if (relay) relay.close(1000, "pairing changed");
+});
+
 // For the options page and tests: the same functions the toolbar button calls.
 globalThis.steadyhand = { attach, detach, toggle, attachedTabs: () => [...attached.keys()] };

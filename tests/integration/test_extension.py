@@ -141,10 +141,12 @@ def test_attach_snapshot_click_detach(
 
     worker.evaluate("(tabId) => steadyhand.toggle(tabId)", tab)  # the button again: detach
     assert badge(worker, tab) == ""
-    assert wait_until(lambda: cli_json(daemon, "--session", SESSION, "tabs")["result"] == [])
+    assert wait_until(lambda: cli_json(daemon, "--session", SESSION, "tabs")["result"]["tabs"] == [])
     gone = cli_json(daemon, "--session", SESSION, "snapshot")
-    assert gone["ok"] is False
-    assert "attach" in gone["error"]["message"] + gone["error"]["hint"]
+    assert gone["error"]["code"] == "unknown_tab", gone
+    # The relay opens no tab of its own: the agent is told to have one attached.
+    opened = cli_json(daemon, "--session", SESSION, "open", f"{site}/extension.html")
+    assert "attach it with the steadyhand button" in opened["error"]["message"], opened
     assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
     assert not page.is_closed()  # the user's tab stays open in Chrome
     page.close()
