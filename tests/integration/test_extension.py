@@ -13,10 +13,13 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Worker, sync_playwright
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
+from websockets.typing import Origin
 
 from steadyhand.engine.chromium import find_chromium
 from steadyhand.extension.pairing import TOKEN_FILE
+from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
+from tests.integration.test_replies import Transcript
 
 pytestmark = pytest.mark.integration
 
@@ -100,6 +103,11 @@ def cli_json(daemon: Daemon, *args: str) -> dict[str, Any]:
     return reply
 
 
+def session_tabs(daemon: Daemon) -> list[str]:
+    """The session's tabs, as `tabs` lists them."""
+    return [t["url"] for t in cli_json(daemon, "--session", SESSION, "tabs")["result"]["tabs"]]
+
+
 def test_pairing_token_is_private(daemon: Daemon, paired: dict[str, Any]) -> None:
     path = daemon.settings.state_dir / TOKEN_FILE
     assert path.stat().st_mode & 0o777 == 0o600
@@ -107,9 +115,10 @@ def test_pairing_token_is_private(daemon: Daemon, paired: dict[str, Any]) -> Non
     assert paired["relay_url"].startswith("ws://127.0.0.1:")
     assert paired["session"] == SESSION
     assert Path(paired["extension_dir"]) == EXTENSION
-    # The token reaches the caller, never the log.
-    log = (daemon.settings.state_dir / "daemon.log").read_text()
-    assert paired["token"] not in log
+    # The token reaches the caller, never the logs or the store.
+    for other in daemon.settings.state_dir.rglob("*"):
+        if other.is_file() and other != path:
+            assert paired["token"].encode() not in other.read_bytes(), other
 
 
 def test_attach_snapshot_click_detach(
@@ -141,7 +150,7 @@ def test_attach_snapshot_click_detach(
 
     worker.evaluate("(tabId) => steadyhand.toggle(tabId)", tab)  # the button again: detach
     assert badge(worker, tab) == ""
-    assert wait_until(lambda: cli_json(daemon, "--session", SESSION, "tabs")["result"]["tabs"] == [])
+    assert wait_until(lambda: session_tabs(daemon) == [])
     gone = cli_json(daemon, "--session", SESSION, "snapshot")
     assert gone["error"]["code"] == "unknown_tab", gone
     # The relay opens no tab of its own: the agent is told to have one attached.
@@ -175,5 +184,34 @@ def test_relay_doors_are_closed_to_others(paired: dict[str, Any]) -> None:
     assert no_origin.value.response.status_code == 403
     cdp = paired["relay_url"].replace("/extension", "/cdp")
     with pytest.raises(InvalidStatus) as no_secret:
-        connect(cdp, open_timeout=5, origin="chrome-extension://x").close()  # type: ignore[arg-type]
+        connect(cdp, open_timeout=5, origin=Origin("chrome-extension://x")).close()
     assert no_secret.value.response.status_code == 401
+
+
+def test_extension_replies(fresh_daemon: Daemon, chrome: BrowserContext, site: str) -> None:
+    """The extension commands' human replies (tests/golden/extension.txt)."""
+    t = Transcript(fresh_daemon, site, env=fresh_daemon.env | {"STEADYHAND_EXTENSION_PORT": "0"})
+    t("extension", "status")
+    pairing = t("extension", "pair").out
+    token = pairing.split("token: ", 1)[1].split()[0]
+    relay_url = pairing.split("relay_url: ", 1)[1].split()[0]
+    t.name(token, "TOKEN")
+    t.name(relay_url, "ws://127.0.0.1:PORT/extension")
+    t.name(str(EXTENSION), "EXTENSION_DIR")
+    worker = worker_of(chrome)
+    configure(worker, relay_url, token)
+    url = f"{site}/extension.html?replies"
+    page = open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+    t.name(str(tab), "TAB")
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    t("extension", "status")
+    t("tabs", "--session", SESSION)
+    greet = find_ref(t("snapshot", "--session", SESSION).out, "button", "Greet")
+    t("click", greet, "--session", SESSION)
+    t("extension", "detach", "999999999", rc=3)
+    t("extension", "detach", str(tab))
+    assert wait_until(lambda: badge(worker, tab) == "")
+    t("extension", "status")
+    t.matches("extension")
+    page.close()
