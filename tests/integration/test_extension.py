@@ -161,6 +161,42 @@ def test_attach_snapshot_click_detach(
     page.close()
 
 
+def test_tabs_join_leave_and_close_with_the_session(
+    daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
+) -> None:
+    """A second tab joins the session; the agent navigates one; the user closes the other
+    (chrome.debugger's onDetach); closing the session lets the last one go (badge off)."""
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], paired["token"])
+    first_url, second_url = f"{site}/extension.html?first", f"{site}/extension.html?second"
+    first, second = open_page(chrome, first_url), open_page(chrome, second_url)
+    first_tab, second_tab = tab_id_of(worker, first_url), tab_id_of(worker, second_url)
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", first_tab)
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", second_tab)
+    assert sorted(session_tabs(daemon)) == [first_url, second_url]
+
+    moved = daemon.cli("--session", SESSION, "navigate", f"{site}/extension.html?moved")
+    assert moved.rc == 0, moved.err
+    # (Page.url of this sync API moves only as its events are pumped: ask the page.)
+    moved_first = first.evaluate("location.search") == "?moved"
+    assert moved_first or second.evaluate("location.search") == "?moved"
+    left = first if moved_first else second
+    closed = second if left is first else first
+
+    closed.close()  # by the user: Chrome detaches the debugger from it
+    assert wait_until(lambda: session_tabs(daemon) == [left.url])
+    status = cli_json(daemon, "extension", "status")["result"]
+    assert [t["url"] for t in status["tabs"]] == [left.url]
+
+    left_tab = first_tab if left is first else second_tab
+    assert badge(worker, left_tab) == "ON"
+    assert daemon.cli("--session", SESSION, "close").rc == 0
+    assert wait_until(lambda: badge(worker, left_tab) == "")
+    assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
+    assert not left.is_closed()
+    left.close()
+
+
 def test_wrong_token_is_refused(
     daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
 ) -> None:
