@@ -251,3 +251,22 @@ def test_extension_replies(fresh_daemon: Daemon, chrome: BrowserContext, site: s
     t("extension", "status")
     t.matches("extension")
     page.close()
+
+
+def test_pairing_outlives_the_daemon(fresh_daemon: Daemon) -> None:
+    """The relay starts again with the daemon, on the same token; --new makes another."""
+    env = fresh_daemon.env | {"STEADYHAND_EXTENSION_PORT": "0"}
+
+    def run(*args: str) -> dict[str, Any]:
+        reply: dict[str, Any] = json.loads(fresh_daemon.cli(*args, "--json", env=env).out)
+        return reply["result"]
+
+    assert run("extension", "status")["relay_url"] == ""  # not paired: no relay
+    first = run("--session", "mine", "extension", "pair")
+    assert first["session"] == "mine"
+    fresh_daemon.stop()
+    status = run("extension", "status")  # starts a new daemon
+    assert status["paired"] and status["session"] == "mine"
+    assert status["relay_url"].startswith("ws://127.0.0.1:")
+    assert run("--session", "mine", "extension", "pair")["token"] == first["token"]
+    assert run("--session", "mine", "extension", "pair", "--new")["token"] != first["token"]
