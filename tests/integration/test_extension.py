@@ -258,8 +258,9 @@ def test_pairing_outlives_the_daemon(fresh_daemon: Daemon) -> None:
     env = fresh_daemon.env | {"STEADYHAND_EXTENSION_PORT": "0"}
 
     def run(*args: str) -> dict[str, Any]:
-        reply: dict[str, Any] = json.loads(fresh_daemon.cli(*args, "--json", env=env).out)
-        return reply["result"]
+        reply = json.loads(fresh_daemon.cli(*args, "--json", env=env).out)
+        result: dict[str, Any] = reply["result"]
+        return result
 
     assert run("extension", "status")["relay_url"] == ""  # not paired: no relay
     first = run("--session", "mine", "extension", "pair")
