@@ -29,9 +29,9 @@ SESSION = "chrome"
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    """A daemon whose relay listens on any free port (tests run side by side)."""
-    state = tmp_path_factory.mktemp("state")
-    with running_daemon(make_settings(state, extension_port=0)) as handle:
+    """A daemon whose relay listens on any free port (make_settings: tests run side by
+    side)."""
+    with running_daemon(make_settings(tmp_path_factory.mktemp("state"))) as handle:
         yield handle
 
 
