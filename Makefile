@@ -54,6 +54,7 @@ bench: $(STAMP) chromium compile
 	$(PY) bench/fronts_mcp.py
 	$(PY) bench/observe.py
 	$(PY) bench/report.py
+	$(PY) bench/extension_relay.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

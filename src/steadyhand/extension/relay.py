@@ -189,8 +189,11 @@ class Relay:
             log.warning("extension relay: refused a connection without the pairing token")
             await connection.close(REFUSED, "wrong pairing token")
             return
-        if self._extension is not None:
-            await self._extension.close(1000, "replaced by a new connection")
+        if self._extension is not None:  # another Chrome (or a reload): its tabs are gone
+            replaced, self._extension = self._extension, None
+            for tab_id in list(self.tabs):
+                await self._drop_tab(tab_id, "the extension connected again")
+            await replaced.close(1000, "replaced by a new connection")
         self._extension = connection
         self._user_agent = str(hello.get("userAgent", ""))
         log.info("extension relay: the extension connected")
