@@ -91,6 +91,19 @@ def configure(worker: Worker, relay_url: str, token: str) -> None:
     )
 
 
+def pair_in_options(chrome: BrowserContext, worker: Worker, relay_url: str, token: str) -> None:
+    """Pair as the user does: the extension's options page, both fields, Save."""
+    extension_id = worker.url.split("/")[2]
+    options = open_page(chrome, f"chrome-extension://{extension_id}/options.html")
+    options.fill("#relayUrl", relay_url)
+    options.fill("#token", token)
+    options.click("#save")
+    options.get_by_role("status").get_by_text("Saved.").wait_for()
+    options.close()
+    stored = worker.evaluate("chrome.storage.local.get(['relayUrl', 'token'])")
+    assert stored == {"relayUrl": relay_url, "token": token}
+
+
 def open_page(chrome: BrowserContext, url: str) -> Page:
     page = chrome.new_page()
     page.goto(url)
@@ -125,7 +138,7 @@ def test_attach_snapshot_click_detach(
     daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
 ) -> None:
     worker = worker_of(chrome)
-    configure(worker, paired["relay_url"], paired["token"])
+    pair_in_options(chrome, worker, paired["relay_url"], paired["token"])
     url = f"{site}/extension.html"
     page = open_page(chrome, url)
     tab = tab_id_of(worker, url)
@@ -195,6 +208,35 @@ def test_tabs_join_leave_and_close_with_the_session(
     assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
     assert not left.is_closed()
     left.close()
+
+
+def test_frames_of_an_attached_tab(
+    daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str, cross_site: str
+) -> None:
+    """A same-origin and a cross-origin iframe (its own process: a child session the
+    relay routes by Chromium's own session id) are read and acted on by ref."""
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], paired["token"])
+    url = f"{site}/frames.html?cross={cross_site}/frame-inner.html?who=cross"
+    page = open_page(chrome, url)
+    page.frame_locator("#cross").locator("#go").wait_for()
+    tab = tab_id_of(worker, url)
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    snap = daemon.snapshot(SESSION)
+    for nth, who in enumerate(("same", "cross")):
+        typed = daemon.cli(
+            "--session", SESSION, "type", find_ref(snap, "textbox", "Inner name", nth), who
+        )
+        assert typed.rc == 0, typed.err
+        clicked = daemon.cli(
+            "--session", SESSION, "click", find_ref(snap, "button", "Inner go", nth)
+        )
+        assert clicked.rc == 0, clicked.err
+        assert f"inner {who}: {who}" in daemon.snapshot(SESSION)
+    frame = page.frame_locator("#cross").locator("#status")
+    assert frame.text_content() == "inner cross: cross"
+    worker.evaluate("(tabId) => steadyhand.detach(tabId)", tab)
+    page.close()
 
 
 def test_wrong_token_is_refused(
