@@ -86,7 +86,7 @@ async function showBadge(tabId, on) {
   }
 }
 
-async function attach(tabId) {
+async function attach(tabId, openerTabId) {
   if (attached.has(tabId)) return attached.get(tabId);
   await connect();
   await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
@@ -97,10 +97,14 @@ async function attach(tabId) {
     targetId: target ? target.id : `tab-${tabId}`,
     type: "page",
     title: tab.title || "",
-    url: tab.url || "",
+    url: tab.url || tab.pendingUrl || "",
     attached: true,
     canAccessOpener: false,
   };
+  // A tab the page of an attached tab opened: the agent sees it as that page's popup.
+  if (openerTabId !== undefined && attached.has(openerTabId)) {
+    targetInfo.openerId = attached.get(openerTabId);
+  }
   attached.set(tabId, targetInfo.targetId);
   const ready = new Promise((resolve, reject) => waiting.set(tabId, { resolve, reject }));
   send({ type: "attached", tabId, targetInfo });
@@ -164,6 +168,13 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (waiter) waiter.reject(new Error(reason));
   send({ type: "detached", tabId: source.tabId, reason });
   showBadge(source.tabId, false);
+});
+
+// Tabs opened from an attached tab (links with target=_blank, window.open) are attached
+// too, so that what the agent's click opened is in its session.
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.openerTabId === undefined || !attached.has(tab.openerTabId)) return;
+  attach(tab.id, tab.openerTabId).catch(() => showBadge(tab.id, false));
 });
 
 // A navigation may reset the tab's badge: show it again while attached.

@@ -210,6 +210,33 @@ def test_tabs_join_leave_and_close_with_the_session(
     left.close()
 
 
+def test_a_tab_opened_from_an_attached_tab_joins(
+    daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str
+) -> None:
+    """A link with target=_blank clicked by the agent: the tab it opens is attached too
+    (badge ON) and is the session's new tab, the click's popup."""
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], paired["token"])
+    url = f"{site}/extension.html?opener"
+    open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    link = find_ref(daemon.snapshot(SESSION), "link", "Open another")
+    clicked = cli_json(daemon, "--session", SESSION, "click", link)
+    assert clicked["ok"], clicked
+    opened = f"{site}/extension.html?opened"
+    assert wait_until(lambda: sorted(session_tabs(daemon)) == sorted([url, opened]))
+    popup = tab_id_of(worker, opened)
+    assert wait_until(lambda: badge(worker, popup) == "ON")
+    assert "Open another" in daemon.cli("--session", SESSION, "snapshot").out
+    assert daemon.cli("extension", "detach").rc == 0  # all of them
+    assert wait_until(lambda: badge(worker, popup) == "" and badge(worker, tab) == "")
+    assert wait_until(lambda: session_tabs(daemon) == [])
+    for left in chrome.pages:
+        if left.url in (url, opened):
+            left.close()
+
+
 def test_frames_of_an_attached_tab(
     daemon: Daemon, paired: dict[str, Any], chrome: BrowserContext, site: str, cross_site: str
 ) -> None:
