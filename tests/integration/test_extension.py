@@ -340,3 +340,24 @@ def test_pairing_outlives_the_daemon(fresh_daemon: Daemon) -> None:
     assert status["relay_url"].startswith("ws://127.0.0.1:")
     assert run("--session", "mine", "extension", "pair")["token"] == first["token"]
     assert run("--session", "mine", "extension", "pair", "--new")["token"] != first["token"]
+
+
+def test_tabs_are_let_go_when_the_daemon_stops(
+    fresh_daemon: Daemon, chrome: BrowserContext, site: str
+) -> None:
+    """The relay closing (the daemon stops) detaches every tab: badges off, Chrome's
+    debugging bar gone, the pages left as they were."""
+    env = fresh_daemon.env | {"STEADYHAND_EXTENSION_PORT": "0"}
+    paired = json.loads(fresh_daemon.cli("extension", "pair", "--json", env=env).out)["result"]
+    worker = worker_of(chrome)
+    configure(worker, paired["relay_url"], paired["token"])
+    url = f"{site}/extension.html?stopping"
+    page = open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+    worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    assert badge(worker, tab) == "ON"
+    fresh_daemon.stop()
+    assert wait_until(lambda: badge(worker, tab) == "")
+    assert worker.evaluate("steadyhand.attachedTabs()") == []
+    assert page.text_content("#said") == "Not greeted yet"
+    page.close()
