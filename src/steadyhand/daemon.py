@@ -135,8 +135,8 @@ async def serve(settings: Settings, warm: bool = False) -> None:
             restoring.cancel()
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
+        await engine.shutdown()  # first: the extension's session closes, not "lost"
         await runtime.close_extension()
-        await engine.shutdown()
         store.close()
 
 

@@ -361,3 +361,6 @@ def test_tabs_are_let_go_when_the_daemon_stops(
     assert worker.evaluate("steadyhand.attachedTabs()") == []
     assert page.text_content("#said") == "Not greeted yet"
     page.close()
+    # The session ended with the daemon, closed rather than lost (nothing to restore).
+    sessions = json.loads(fresh_daemon.cli("sessions", "--json", env=env).out)["result"]
+    assert [(s["name"], s["status"]) for s in sessions["sessions"]] == [(SESSION, "closed")]

@@ -200,7 +200,11 @@ class Relay:
         await connection.send(json.dumps({"type": "welcome"}))
         try:
             async for raw in connection:
-                await self._from_extension(json.loads(raw))
+                try:
+                    await self._from_extension(json.loads(raw))
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                    # One malformed message (an extension of another version) is skipped.
+                    log.warning("extension relay: a message skipped: %s", type(exc).__name__)
         except ConnectionClosed:
             pass
         finally:
