@@ -2,8 +2,9 @@
 // protocol between chrome.debugger and the steadyhand daemon's relay on 127.0.0.1.
 //
 // Messages with the relay (JSON, one per WebSocket frame):
-//   to the relay:   hello {token} | attached {tabId, targetInfo} | detached {tabId, reason}
-//                   | event {tabId, sessionId?, method, params} | result {id, result | error}
+//   to the relay:   hello {token, userAgent} | attached {tabId, targetInfo}
+//                   | detached {tabId, reason} | event {tabId, sessionId?, method, params}
+//                   | result {id, result | error} | ping (keeps the service worker alive)
 //   from the relay: welcome | command {id, tabId, sessionId?, method, params} | detach {tabId}
 //                   | ready {tabId} (the tab is in the daemon's session) | refused {tabId, reason}
 
@@ -29,7 +30,11 @@ async function connect() {
   }
   connecting = new Promise((resolve, reject) => {
     const socket = new WebSocket(relayUrl);
-    socket.onopen = () => socket.send(JSON.stringify({ type: "hello", token, userAgent: navigator.userAgent }));
+    let opened = false;
+    socket.onopen = () => {
+      opened = true;
+      socket.send(JSON.stringify({ type: "hello", token, userAgent: navigator.userAgent }));
+    };
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
       if (message.type === "welcome") {
@@ -46,7 +51,13 @@ async function connect() {
         relay = null;
         detachAll("relay closed");
       }
-      reject(new Error(`relay refused the connection: ${event.reason || event.code}`));
+      reject(
+        new Error(
+          opened
+            ? `relay refused the connection: ${event.reason || event.code}`
+            : `no relay at ${relayUrl}: is the daemon running? (steadyhand extension pair)`,
+        ),
+      );
     };
   }).finally(() => {
     connecting = null;

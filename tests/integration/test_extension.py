@@ -5,6 +5,8 @@ extension's own attach function (what its toolbar button calls) is driven by the
 from __future__ import annotations
 
 import json
+import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -277,6 +279,13 @@ def test_wrong_token_is_refused(
     with pytest.raises(Exception, match="wrong pairing token"):
         worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
     assert badge(worker, tab) == ""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        nowhere = f"ws://127.0.0.1:{probe.getsockname()[1]}/extension"
+    configure(worker, nowhere, paired["token"])
+    with pytest.raises(Exception, match=re.escape(f"no relay at {nowhere}: is the daemon running")):
+        worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    assert worker.evaluate("steadyhand.attachedTabs()") == []
     assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
     page.close()
 
