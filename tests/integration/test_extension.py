@@ -162,6 +162,9 @@ def test_attach_snapshot_click_detach(
     # The user's own tab changed, and the session sees it.
     assert page.text_content("#said") == "Greeted 1 time(s)"
     assert "Greeted 1 time(s)" in daemon.cli("--session", SESSION, "snapshot").out
+    shot = cli_json(daemon, "--session", SESSION, "screenshot")
+    assert shot["ok"], shot
+    assert Path(shot["result"]["path"]).read_bytes().startswith(b"\x89PNG")
 
     worker.evaluate("(tabId) => steadyhand.toggle(tabId)", tab)  # the button again: detach
     assert badge(worker, tab) == ""
