@@ -60,6 +60,7 @@ bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/report.py
 	$(PY) bench/endpoints.py
 	$(PY) bench/store.py
+	$(PY) bench/extension_relay.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

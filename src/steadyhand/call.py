@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from steadyhand.actions.watchdog_patterns import Pattern, load_patterns
 from steadyhand.approvals import Approvals, Decision
@@ -26,6 +26,9 @@ from steadyhand.store.base import ArtifactFile, Store
 from steadyhand.vault import Vault
 from steadyhand.webhook import Webhook
 
+if TYPE_CHECKING:
+    from steadyhand.extension.link import ExtensionLink
+
 
 @dataclass
 class Runtime:
@@ -42,6 +45,7 @@ class Runtime:
     # With a store other daemons share: this daemon's session leases (steadyhand/leasing.py).
     leases: SessionLeases | None = None
     _desktop: Desktop | None = None
+    _extension: ExtensionLink | None = None
     _desktop_webhook: Webhook | None = None
     _watchdog_patterns: list[Pattern] | None = None
     # The secrets this runtime types by name (settings secrets_*); the daemon makes its own
@@ -63,6 +67,20 @@ class Runtime:
             self._desktop = Desktop(self.engine.playwright, self.settings.desktop_cache_ms)
             self.wake_webhook()
         return self._desktop
+
+    @property
+    def extension(self) -> ExtensionLink:
+        """The Chrome extension's relay and session (extension/), made on first use."""
+        if self._extension is None:  # imported here: `websockets` only once paired
+            from steadyhand.extension.link import ExtensionLink
+
+            self._extension = ExtensionLink(self.settings, self.engine)
+        return self._extension
+
+    async def close_extension(self) -> None:
+        """Stop the extension's relay, if it was started."""
+        if self._extension is not None:
+            await self._extension.close()
 
     @property
     def desktop_events(self) -> DesktopEvents:

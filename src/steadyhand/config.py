@@ -116,6 +116,7 @@ _KINDS = {
     "http_port": "int",
     "http_allow_remote": "bool",
     "http_max_body_bytes": "int",
+    "extension_port": "int",
     "allow_file_urls": "bool",
     "block_link_local": "bool",
     "block_private": "bool",
@@ -208,6 +209,9 @@ def _defaults() -> dict[str, Any]:
         "http_port": 8787,
         "http_allow_remote": False,
         "http_max_body_bytes": 1 << 20,
+        # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
+        # WebSocket on 127.0.0.1 at this port (0 = any free port), for the pairing token only.
+        "extension_port": 9224,
         # Navigation policy, enforced on every document a page loads (top level, redirects,
         # popups, iframes), the host's DNS answers included: file: URLs are refused unless
         # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16,
@@ -332,6 +336,7 @@ class Settings:
     http_port: int
     http_allow_remote: bool
     http_max_body_bytes: int
+    extension_port: int
     allow_file_urls: bool
     block_link_local: bool
     block_private: bool

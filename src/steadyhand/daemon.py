@@ -23,6 +23,7 @@ from steadyhand.errors import SteadyhandError
 from steadyhand.observe.log import configure as configure_logging
 
 if TYPE_CHECKING:
+    from steadyhand.call import Runtime
     from steadyhand.engine.engine import Engine
     from steadyhand.leasing import SessionLeases
     from steadyhand.store.base import Store
@@ -128,6 +129,7 @@ async def serve(settings: Settings, warm: bool = False) -> None:
         loop.add_signal_handler(sig, runtime.stop_requested.set)
     log.info("daemon %d listening on %s", os.getpid(), settings.socket_path)
     engine.health.start()
+    await start_extension_relay(runtime)
     if settings.desktop_webhook and in_a_desktop():
         runtime.wake_webhook()  # else with the first desktop command
 
@@ -149,10 +151,24 @@ async def serve(settings: Settings, warm: bool = False) -> None:
             restoring.cancel()
         await server.close()
         settings.socket_path.unlink(missing_ok=True)
-        await engine.shutdown()
+        await engine.shutdown()  # first: the extension's session closes, not "lost"
+        await runtime.close_extension()
         if leases is not None:  # after shutdown wrote the sessions as suspended
             await leases.stop()
         store.close()
+
+
+async def start_extension_relay(runtime: Runtime) -> None:
+    """The Chrome extension's relay, when `extension pair` was run on this state dir."""
+    from steadyhand.extension.pairing import load_pairing
+
+    pairing = load_pairing(runtime.settings.state_dir)
+    if pairing is None:
+        return
+    try:
+        await runtime.extension.start(pairing)
+    except SteadyhandError as exc:
+        log.warning("the extension relay did not start: %s", exc.message)
 
 
 async def load_command_table() -> None:

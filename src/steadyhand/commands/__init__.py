@@ -11,6 +11,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     desktop_windows,
     dialogs,
     evaluate,
+    extension,
     extract,
     files,
     lifecycle,

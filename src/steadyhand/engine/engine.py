@@ -298,11 +298,14 @@ class Engine:
         self.health.watch(session)
         return session
 
-    async def attach(self, name: str, endpoint: str, deadline: float) -> Session:
+    async def attach(
+        self, name: str, endpoint: str, deadline: float, headers: dict[str, str] | None = None
+    ) -> Session:
         """A session on a running Chromium or Electron application's own browser, through
         its debugging port: its pages are the session's tabs. No checkpoints (the app keeps
         its state, and its cookies are not ours to store), no recovery, and closing the
-        session leaves the application running."""
+        session leaves the application running. `headers`: sent when connecting (the
+        extension relay's secret), kept out of the endpoint shown and stored."""
         check_session_name(name)
         if (
             self.pool.get(name) is not None
@@ -322,7 +325,7 @@ class Engine:
             try:
                 # no_defaults: leave the app's own download, focus and viewport settings.
                 browser = await playwright.chromium.connect_over_cdp(
-                    endpoint, timeout=timeout, no_defaults=True
+                    endpoint, timeout=timeout, no_defaults=True, headers=headers
                 )
             except Exception as exc:
                 raise SteadyhandError(

@@ -18,9 +18,10 @@ from steadyhand.commands import Command
 
 # Not offered to agents (MCP tools, LLM tool schemas): stopping the daemon ends every other
 # agent's sessions too, and approving is a person's decision (an agent approving its own
-# request would make the gate pointless). The CLI, JSON-RPC, HTTP and the Python client
-# keep them.
-AGENT_HIDDEN = frozenset({"daemon.stop", "approve", "deny"})
+# request would make the gate pointless), and so is pairing the user's Chrome extension
+# (its token has no business in a model's context; `--new` would unpair the user). The CLI,
+# JSON-RPC, HTTP and the Python client keep them.
+AGENT_HIDDEN = frozenset({"daemon.stop", "approve", "deny", "extension.pair"})
 OUR_MARKERS = ("positional", "sensitive", "file_path", "title")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 
