@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from steadyhand.engine.engine import Engine
     from steadyhand.leasing import SessionLeases
     from steadyhand.store.base import Store
+    from steadyhand.vault import Vault
 
 log = logging.getLogger("steadyhand.daemon")
 
@@ -91,6 +92,16 @@ def open_daemon_store(settings: Settings) -> Store:
     return store
 
 
+def open_engine(settings: Settings, store: Store, vault: Vault) -> Engine:
+    """The engine, knowing the sessions a predecessor left and the secrets of its endpoints."""
+    from steadyhand.engine.engine import Engine
+
+    engine = Engine(settings, store)
+    engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
+    engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
+    return engine
+
+
 async def serve(settings: Settings, warm: bool = False) -> None:
     """Run the daemon until it is told to stop.
 
@@ -98,7 +109,6 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     with it), then the command table, on a thread while the event loop starts the driver
     and Chromium (processes of their own, on another core).
     """
-    from steadyhand.engine.engine import Engine
     from steadyhand.leasing import session_leases
     from steadyhand.vault import Vault
 
@@ -107,9 +117,7 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     vault = Vault(settings)
     vault.scrub_environ()
     store = open_daemon_store(settings)
-    engine = Engine(settings, store)
-    engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
-    engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
+    engine = open_engine(settings, store, vault)
     leases = session_leases(settings, store, engine)  # None: the store is this daemon's
     warming = asyncio.create_task(warm_up(engine)) if warm else None
     await load_command_table()
