@@ -246,3 +246,26 @@ def test_a_browser_on_another_machine_is_policed_by_interception(
             assert browsers(d)["far"] == "far"
     finally:
         far.kill()
+
+
+def test_endpoint_headers_take_secrets_by_name(
+    tmp_path: Path, endpoints: dict[str, Server], site: str
+) -> None:
+    """A header value naming a secret is expanded in the daemon when it connects (here the
+    launch options the server needs: without them it has no browser to start), and the
+    value is in no log or store file."""
+    value = launch_header().split("=", 1)[1]
+    settings = make_settings(
+        tmp_path / "sec",
+        browser_endpoints=f"grid={endpoints['grid'].url} "
+        "x-playwright-launch-options={{secret:GRID_LAUNCH}}",
+    )
+    environ = dict(os.environ, STEADYHAND_SECRET_GRID_LAUNCH=value)
+    with running_daemon(settings, environ) as d:
+        done = d.cli("open", f"{site}/nav-a.html", "--browser", "grid", "--session", "sec")
+        assert done.rc == 0, done.err
+        assert browsers(d)["sec"] == "grid"
+    written = [p for p in settings.state_dir.rglob("*") if p.is_file()]
+    assert written
+    for path in written:
+        assert str(find_chromium()).encode() not in path.read_bytes(), path
