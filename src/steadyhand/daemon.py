@@ -17,7 +17,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import SteadyhandError
 from steadyhand.observe.log import configure as configure_logging
@@ -77,12 +77,11 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
 
 def open_daemon_store(settings: Settings) -> Store:
     """The store, with what a killed (or stopped) predecessor left in it settled."""
-    from steadyhand.store.open import daemon_owner, is_shared, open_store
+    from steadyhand.store.open import open_store
 
+    # (Leases a previous life of this daemon held carry that process's own owner token:
+    # they run out within lease_s, then any daemon takes their sessions over.)
     store = open_store(settings)
-    if is_shared(settings):
-        # Leases this daemon's name held in a previous life: nobody runs those sessions.
-        store.release_leases(daemon_owner(settings))
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable
     # (a shared store's sessions another daemon's live lease holds are left alone).
     for status in ("active", "live"):
@@ -90,6 +89,11 @@ def open_daemon_store(settings: Settings) -> Store:
     # Approvals a killed predecessor left waiting can no longer let anything through.
     store.cancel_pending_approvals("the daemon that asked is gone")
     return store
+
+
+# Settings whose values may hold credentials: read once, then kept out of the environment
+# of everything the daemon starts (the driver, Chromium, `desktop launch` programs).
+SECRET_SETTINGS = ("store_url", "browser_endpoints")
 
 
 def open_engine(settings: Settings, store: Store, vault: Vault) -> Engine:
@@ -116,6 +120,8 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     # driver starts: Chromium and the programs `desktop launch` starts inherit it.
     vault = Vault(settings)
     vault.scrub_environ()
+    for name in SECRET_SETTINGS:  # a store password, an endpoint's literal token
+        os.environ.pop(ENV_PREFIX + name.upper(), None)
     store = open_daemon_store(settings)
     engine = open_engine(settings, store, vault)
     leases = session_leases(settings, store, engine)  # None: the store is this daemon's

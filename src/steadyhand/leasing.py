@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.open import daemon_owner, is_shared
+from steadyhand.store.open import daemon_owner, is_shared, shown_owner
 
 if TYPE_CHECKING:
     from steadyhand.config import Settings
@@ -123,7 +123,9 @@ class SessionLeases:
             self._claimed.pop(name, None)
             if self.engine.pool.get(name) is not None:
                 log.warning("lost the lease of session %s to another daemon; closing it here", name)
-                await self.engine.pool.release(name)
+                await self.engine.release(name)
+        # A command may have claimed a session while the store answered: keep that too.
+        keep |= self.running() | {n for n, at in self._claimed.items() if at >= started}
         let_go = sorted(set(self._confirmed) - keep)
         if let_go:
             await asyncio.to_thread(self.store.release_leases, self.owner, let_go)
@@ -168,7 +170,8 @@ def session_leases(settings: Settings, store: Store, engine: Engine) -> SessionL
     return leases
 
 
-def leased_error(name: str, owner: str, remaining_s: float) -> SteadyhandError:
+def leased_error(name: str, holder: str, remaining_s: float) -> SteadyhandError:
+    owner = shown_owner(holder)
     return SteadyhandError(
         ErrorCode.SESSION_LEASED,
         f"session {name!r} is run by another daemon, {owner!r}",

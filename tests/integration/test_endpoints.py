@@ -3,6 +3,7 @@ a `playwright run-server`, both started by the test on this machine; failover be
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.engine.chromium import BASE_ARGS, find_chromium
+from steadyhand.engine.chromium import BASE_ARGS, descendants, find_chromium
 from steadyhand.errors import ErrorCode
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
@@ -265,6 +266,15 @@ def test_endpoint_headers_take_secrets_by_name(
         done = d.cli("open", f"{site}/nav-a.html", "--browser", "grid", "--session", "sec")
         assert done.rc == 0, done.err
         assert browsers(d)["sec"] == "grid"
+        pid = d.pid()
+        assert pid is not None
+        children = descendants({pid}) - {pid}
+        assert children  # Playwright's driver at least
+        for child in children:
+            with contextlib.suppress(OSError):
+                inherited = Path(f"/proc/{child}/environ").read_bytes()
+                assert b"STEADYHAND_BROWSER_ENDPOINTS" not in inherited, child
+                assert b"STEADYHAND_SECRET_GRID_LAUNCH" not in inherited, child
     written = [p for p in settings.state_dir.rglob("*") if p.is_file()]
     assert written
     for path in written:

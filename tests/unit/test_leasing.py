@@ -14,7 +14,7 @@ import pytest
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.leasing import SessionLeases
-from steadyhand.store.open import open_store
+from steadyhand.store.open import open_store, shown_owner
 from tests.conftest import make_settings
 
 LEASE_S = 0.6
@@ -118,3 +118,47 @@ def test_stopping_releases_every_lease(daemons: tuple[SessionLeases, SessionLeas
     asyncio.run(run_and_stop())
     assert a.store.leases() == {}
     asyncio.run(b.claim("s"))
+
+
+def test_a_claim_made_during_a_heartbeat_keeps_its_lease(
+    daemons: tuple[SessionLeases, SessionLeases],
+) -> None:
+    """The beat decides what to let go after the store answered: a session a command
+    claimed meanwhile is not among it."""
+    a, b = daemons
+    renew = a.store.renew_leases
+
+    def slow_renew(*args: object) -> set[str]:
+        time.sleep(0.3)  # the store answering slowly: the claim lands in between
+        return renew(*args)  # type: ignore[arg-type]
+
+    a.store.renew_leases = slow_renew  # type: ignore[method-assign]
+
+    async def run() -> None:
+        beat = asyncio.create_task(a.beat())
+        await asyncio.sleep(0.05)
+        await a.claim("mid")
+        await beat
+
+    asyncio.run(run())
+    assert "mid" in a.held
+    assert refused(b, "mid").code == ErrorCode.SESSION_LEASED
+
+
+def test_two_daemons_of_one_name_are_two_owners(tmp_path: Path) -> None:
+    """daemon_name is what people read; the lease owner carries a token of the process."""
+    import subprocess
+    import sys
+
+    code = (
+        "from steadyhand.config import Settings; from steadyhand.store.open import daemon_owner;"
+        "print(daemon_owner(Settings(daemon_name='worker-1')))"
+    )
+    owners = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for _ in range(2)
+    }
+    assert len(owners) == 2
+    assert {shown_owner(o) for o in owners} == {"worker-1"}

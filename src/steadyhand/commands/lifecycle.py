@@ -12,7 +12,7 @@ from steadyhand import __version__
 from steadyhand.call import Call
 from steadyhand.commands.results import TabInfo, tab_infos
 from steadyhand.commands.table import Params, Result, command, positional
-from steadyhand.store.open import daemon_owner
+from steadyhand.store.open import daemon_owner, shown_owner
 
 
 class DaemonStatus(Result):
@@ -105,7 +105,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
     checkpoints = await asyncio.to_thread(store.checkpoint_times)
     live = {s.name: s for s in engine.sessions()}
     recovering = engine.recovering()
-    me = daemon_owner(call.runtime.settings)
+    me = shown_owner(daemon_owner(call.runtime.settings))
     shared = call.runtime.leases is not None
     leases = await asyncio.to_thread(store.leases) if shared else {}
     infos = []
@@ -122,7 +122,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
         # The embedded store is this daemon's alone: no owner to tell (nor to print).
         owner = me if shared and (session is not None or name in recovering) else None
         if lease is not None:
-            owner = lease.owner
+            owner = shown_owner(lease.owner)
         elif shared and status in ("active", "live") and owner is None:
             status = "suspended"  # its daemon died: any daemon restores it on use
         infos.append(

@@ -535,6 +535,13 @@ class Engine:
         await asyncio.to_thread(self.store.forget_checkpoints, name)
         await asyncio.to_thread(self.store.set_session_status, name, "closed")
 
+    async def release(self, name: str) -> None:
+        """Close a live session here without touching its records (another daemon took it
+        over): its context, its profile's lock."""
+        session = self.pool.get(name)
+        if session is not None:
+            await self._release(session)
+
     async def _release(self, session: Session) -> None:
         await self.pool.release(session.name)
         if session.profile is not None:

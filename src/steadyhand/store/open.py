@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,9 +54,20 @@ def is_shared(settings: Settings) -> bool:
     return bool(settings.store_url.strip())
 
 
+# Makes this process's lease owner unique: two daemons given one daemon_name (a shared
+# config), or containers sharing a host name and a pid, must never hold each other's leases.
+_INSTANCE = secrets.token_hex(4)
+
+
 def daemon_owner(settings: Settings) -> str:
-    """This daemon's name in leases and `sessions`: daemon_name, else host:pid."""
-    return settings.daemon_name or f"{socket.gethostname()}:{os.getpid()}"
+    """This daemon's owner in leases: its name (daemon_name, else host:pid), then `#` and a
+    token of this process's own; `shown_owner` is what people read."""
+    return (settings.daemon_name or f"{socket.gethostname()}:{os.getpid()}") + "#" + _INSTANCE
+
+
+def shown_owner(owner: str) -> str:
+    """A lease owner as `sessions` and errors name it: the daemon's name."""
+    return owner.split("#", 1)[0]
 
 
 def _bad_url(url: str, hint: str) -> SteadyhandError:
