@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -128,9 +128,9 @@ def test_a_claim_made_during_a_heartbeat_keeps_its_lease(
     a, b = daemons
     renew = a.store.renew_leases
 
-    def slow_renew(*args: object) -> set[str]:
+    def slow_renew(owner: str, sessions: Sequence[str], lease_s: float) -> set[str]:
         time.sleep(0.3)  # the store answering slowly: the claim lands in between
-        return renew(*args)  # type: ignore[arg-type]
+        return renew(owner, sessions, lease_s)
 
     a.store.renew_leases = slow_renew  # type: ignore[method-assign]
 
