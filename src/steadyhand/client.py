@@ -148,15 +148,17 @@ class LocalBackend:
         async with self._lock:
             if self._runtime is None:
                 from steadyhand.call import Runtime
-                from steadyhand.engine.engine import Engine
+                from steadyhand.daemon import open_engine
                 from steadyhand.leasing import session_leases
                 from steadyhand.store.open import open_store
+                from steadyhand.vault import Vault
 
                 ensure_private_dir(self.settings.state_dir)
                 store = open_store(self.settings)
-                engine = Engine(self.settings, store)
+                vault = Vault(self.settings)
+                engine = open_engine(self.settings, store, vault)
                 leases = session_leases(self.settings, store, engine)  # a shared store's
-                self._runtime = Runtime(self.settings, engine, store, leases=leases)
+                self._runtime = Runtime(self.settings, engine, store, vault=vault, leases=leases)
             return self._runtime
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:

@@ -147,8 +147,8 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
     # Committed, then the document complete: a page restored from the back-forward cache
     # (a browser we did not launch keeps it on) fires no load event to wait for.
     response = await move(wait_until="commit", timeout=call.remaining_ms())
-    await tab.page.wait_for_function(
-        "document.readyState === 'complete'", timeout=call.remaining_ms()
+    await tab.page.wait_for_function(  # polled on a timer: a background tab has no frames
+        "document.readyState === 'complete'", timeout=call.remaining_ms(), polling=100
     )
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.store.redact import redact_url
 
 LOCAL = "local"
 AUTO = "auto"
@@ -51,9 +52,14 @@ class Endpoint:
         host = self.host
         return host in LOOPBACK_HOSTS or host.startswith("127.")
 
+    @property
+    def where(self) -> str:
+        """The URL as replies and logs show it: a password or token in it hidden."""
+        return redact_url(self.url)
+
     def shown(self) -> dict[str, str]:
-        """What replies and logs may say: no header values (they may hold tokens)."""
-        return {"name": self.name, "kind": self.kind, "url": self.url}
+        """What replies and logs may say: no header values, no secret in the URL."""
+        return {"name": redact_url(self.name), "kind": self.kind, "url": self.where}
 
 
 def kind_of(url: str) -> str:
@@ -116,8 +122,9 @@ def parse_endpoints(text: str) -> dict[str, Endpoint]:
 
 
 def adhoc(url: str) -> Endpoint:
-    """An endpoint named by its URL (`open --browser ws://...`, `open --cdp 9222`)."""
-    return Endpoint(url, url, kind_of(url))
+    """An endpoint named by its URL (`open --browser ws://...`, `open --cdp 9222`); a
+    password or token in the URL is hidden in the name, which is shown and stored."""
+    return Endpoint(redact_url(url), url, kind_of(url))
 
 
 def least_loaded(candidates: list[str], load: dict[str, int]) -> list[str]:

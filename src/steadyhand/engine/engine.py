@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.config import Settings
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
@@ -46,6 +47,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.snapshot.page_model import install as install_page_model
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.base import Checkpoint, Store
+from steadyhand.store.redact import redact_url
 
 # Chromium's proxy bypass: loopback reached directly. Chromium bypasses link-local
 # addresses too unless told `<-loopback>` (which also takes loopback away from the
@@ -153,12 +155,20 @@ class Engine:
         )
 
     def endpoint(self, where: str) -> Endpoint | None:
-        """The endpoint a session placed at `where` runs on; None for the local Chromium."""
+        """The endpoint a session placed at `where` (a place's name, or a URL) runs on; None
+        for the local Chromium."""
         if where == LOCAL:
             return None
-        if where in self.endpoints:
-            return self.endpoints[where]
-        return self._adhoc.setdefault(where, adhoc(where))
+        known = self.endpoints.get(where) or self._adhoc.get(where)
+        if known is not None:
+            return known
+        made = adhoc(where)
+        return self._adhoc.setdefault(made.name, made)
+
+    def place_of(self, where: str) -> str:
+        """The name a session placed at `where` is listed under."""
+        endpoint = self.endpoint(where)
+        return LOCAL if endpoint is None else endpoint.name
 
     def load(self) -> dict[str, int]:
         """Live sessions per place (local, endpoint name or URL)."""
@@ -173,19 +183,22 @@ class Engine:
         lines = []
         for name, endpoint in (self.endpoints | self._adhoc).items():
             linked = "connected" if self.remote.connected(name) else "not connected"
-            where = "" if name == endpoint.url else f" {endpoint.url}"
+            where = "" if name == endpoint.where else f" {endpoint.where}"
             lines.append(f"{name} ({endpoint.kind}){where}: {linked}, {load.get(name, 0)} live")
         return lines
 
-    def _places(self, state: dict[str, Any] | None) -> list[str]:
+    def _places(self, state: dict[str, Any] | None, profile: str | None) -> list[str]:
         """Where to open a session, in the order to try.
 
         A new session goes where it was asked (`browser`), else by default_browser ("auto":
         the least loaded of local and every endpoint). A session coming back from a
         checkpoint tries where it ran last, and fails over to the others: the other
         endpoints, least loaded first, then the local Chromium; when it comes back because
-        its endpoint died, that one is tried last.
+        its endpoint died, or when this daemon does not know it (another daemon's endpoint,
+        a URL of another life), that one is tried last. A profile lives on this disk: local.
         """
+        if profile is not None:
+            return [LOCAL]
         state = state or {}
         load = self.load()
         if "tabs" not in state:  # a new session
@@ -194,7 +207,11 @@ class Engine:
         asked = state.get("browser") or LOCAL  # a checkpoint names only an endpoint
         others = [p for p in least_loaded([*self.endpoints], load) if p != asked]
         others += [LOCAL] if asked != LOCAL else []
-        return [*others, asked] if state.get("lost_endpoint") == asked else [asked, *others]
+        unknown = asked != LOCAL and asked not in self.endpoints and asked not in self._adhoc
+        if unknown and "://" not in asked:
+            return others  # a name this daemon's settings do not give
+        last = state.get("lost_endpoint") == asked or unknown
+        return [*others, asked] if last else [asked, *others]
 
     def _on_endpoint_lost(self, endpoint: Endpoint, browser: Browser) -> None:
         if self._closing:
@@ -210,7 +227,7 @@ class Engine:
         """The pool's opener: a context of the shared browser, or a browser on a profile,
         or a context on a browser endpoint (failing over to the next place in `_places`
         when one cannot be reached)."""
-        places = self._places(state)
+        places = self._places(state, profile)
         for i, where in enumerate(places):
             try:
                 return await self._open_at(where, name, profile, state)
@@ -251,12 +268,22 @@ class Engine:
         try:
             if endpoint is not None:
                 remote = await self.remote.browser(endpoint, await self.playwright())
-                context = await remote.new_context(
-                    viewport=viewport,  # type: ignore[arg-type]
-                    storage_state=storage_state(state) if state else None,  # type: ignore[arg-type]
-                    proxy=route,  # type: ignore[arg-type]
-                    accept_downloads=True,
-                )
+                try:
+                    context = await remote.new_context(
+                        viewport=viewport,  # type: ignore[arg-type]
+                        storage_state=storage_state(state) if state else None,  # type: ignore[arg-type]
+                        proxy=route,  # type: ignore[arg-type]
+                        accept_downloads=True,
+                    )
+                except PlaywrightError as exc:  # a link that died before anyone noticed
+                    self.remote.forget(endpoint.name, remote)
+                    raise SteadyhandError(
+                        ErrorCode.BROWSER_NOT_FOUND,
+                        f"browser endpoint {endpoint.name!r} did not open a context: "
+                        f"{redact_url(first_line(exc))}",
+                        "is its browser still running? `daemon status` lists the endpoints",
+                        {"endpoint": endpoint.shown()},
+                    ) from exc
             elif profile is None:
                 browser = await self.browser()
                 storage = storage_state(state) if state else None
@@ -289,7 +316,7 @@ class Engine:
             proxy=proxy,
             own_rules=own_rules,
         )
-        session.browser_name = where
+        session.browser_name = LOCAL if endpoint is None else endpoint.name
         root = self.settings.artifacts_dir
         session.unsaved_trace_path = lambda: artifact_path(root, name, "trace", "at-close", "zip")
         for page in context.pages:  # a persistent context opens with a blank page
@@ -400,7 +427,11 @@ class Engine:
                 "of its own; they are set when a session starts",
                 f"close it first (`close --session {name}`), or use another session name",
             )
-        if live is not None and browser not in (None, AUTO, live.browser_name):
+        if (
+            live is not None
+            and browser not in (None, AUTO)
+            and (self.place_of(browser) != live.browser_name)
+        ):
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"session {name!r} is running on browser {live.browser_name}; a session's "
@@ -546,6 +577,12 @@ class Engine:
         await self.pool.release(session.name)
         if session.profile is not None:
             self.profiles.unlock(session.profile)
+        place = session.browser_name
+        if place != LOCAL and not self.load().get(place):
+            # Its last session left: a Playwright server's browser (billed, often) or a
+            # user's Chrome is not held open for nothing.
+            await self.remote.disconnect(place)
+            self._adhoc.pop(place, None)
 
     async def restore_on_use(self, name: str) -> dict[str, Any] | None:
         """Restore `name` if it is suspended, for a command that names it; the report for
@@ -678,9 +715,11 @@ class Engine:
             self.profiles.unlock(session.profile)
         elif session.browser_name != LOCAL:
             browser = session.context.browser
-            if browser is not None:  # as below: only its death closes a context of ours
+            if browser is not None and not browser.is_connected():  # the endpoint is gone
                 self.remote.forget(session.browser_name, browser)
                 asyncio.get_running_loop().create_task(_close_quietly(browser))
+            # (Still connected: only this context closed, or the news is on its way; the
+            # recovery finds out when it opens the session again.)
             why = f"the browser at endpoint {session.browser_name} went away"
         elif self._browser is not None and session.context.browser is self._browser:
             # Only the browser's death closes a context we did not close. Its "disconnected"

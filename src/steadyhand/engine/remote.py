@@ -11,6 +11,7 @@ from playwright.async_api import Browser, Playwright
 
 from steadyhand.engine.endpoints import CDP, Endpoint
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
+from steadyhand.store.redact import redact_url
 
 log = logging.getLogger("steadyhand.engine")
 
@@ -23,6 +24,7 @@ class RemoteBrowsers:
     def __init__(self, on_lost: Callable[[Endpoint, Browser], None]) -> None:
         self._browsers: dict[str, Browser] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._dropped: set[int] = set()  # ids of browsers we disconnected on purpose
         self._on_lost = on_lost  # the endpoint's browser disconnected (died, or the link)
         # Expands {{secret:NAME}} in a header value for the endpoint's URL (the daemon's
         # vault); None: header values are sent as written.
@@ -60,8 +62,8 @@ class RemoteBrowsers:
             except Exception as exc:
                 raise SteadyhandError(
                     ErrorCode.BROWSER_NOT_FOUND,
-                    f"browser endpoint {endpoint.name!r} ({endpoint.kind} at {endpoint.url}) "
-                    f"cannot be reached: {first_line(exc)}",
+                    f"browser endpoint {redact_url(endpoint.name)!r} ({endpoint.kind} at "
+                    f"{endpoint.where}) cannot be reached: {redact_url(first_line(exc))}",
                     "is the browser (or `playwright run-server`) running there? "
                     "`open --browser local` uses a Chromium on this machine",
                     {"endpoint": endpoint.shown()},
@@ -71,7 +73,7 @@ class RemoteBrowsers:
             log.info(
                 "connected to %s endpoint %s: Chromium %s",
                 endpoint.kind,
-                endpoint.name,
+                redact_url(endpoint.name),
                 browser.version,
             )
             return browser
@@ -79,7 +81,21 @@ class RemoteBrowsers:
     def _disconnected(self, endpoint: Endpoint, browser: Browser) -> None:
         if self._browsers.get(endpoint.name) is browser:
             del self._browsers[endpoint.name]
+        if id(browser) in self._dropped:
+            self._dropped.discard(id(browser))
+            return
         self._on_lost(endpoint, browser)
+
+    async def disconnect(self, name: str) -> None:
+        """Drop the endpoint's connection now (its browser is not ours: for a Playwright
+        server, closing the connection ends the browser it launched for us)."""
+        browser = self._browsers.pop(name, None)
+        if browser is not None:
+            self._dropped.add(id(browser))
+            try:
+                await asyncio.wait_for(browser.close(), 5)
+            except Exception as exc:
+                log.info("disconnecting from a remote browser: %r", exc)
 
     def forget(self, name: str, browser: Browser) -> None:
         """Drop a connection found dead before its `disconnected` came."""
