@@ -2,10 +2,13 @@
 // protocol between chrome.debugger and the steadyhand daemon's relay on 127.0.0.1.
 //
 // Messages with the relay (JSON, one per WebSocket frame):
-//   to the relay:   hello {token, userAgent} | attached {tabId, targetInfo}
+//   to the relay:   hello {nonce, userAgent} | auth {proof} | attached {tabId, targetInfo}
 //                   | detached {tabId, reason} | event {tabId, sessionId?, method, params}
 //                   | result {id, result | error} | ping (keeps the service worker alive)
-//   from the relay: welcome | command {id, tabId, sessionId?, method, params} | detach {tabId}
+//   from the relay: challenge {nonce, proof} | welcome
+//                   | command {id, tabId, sessionId?, method, params} | detach {tabId}
+// Pairing: each side proves it holds the token (HMAC-SHA256 of the other's nonce); the
+// token itself never travels. The relay must be on this machine (loopback).
 //                   | ready {tabId} (the tab is in the daemon's session) | refused {tabId, reason}
 
 const PROTOCOL_VERSION = "1.3";
@@ -21,6 +24,24 @@ function send(message) {
   }
 }
 
+function onThisMachine(url) {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return protocol === "ws:" && ["127.0.0.1", "localhost", "[::1]"].includes(hostname);
+  } catch {
+    return false;
+  }
+}
+
+async function proof(token, text) {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"],
+  );
+  const signed = await crypto.subtle.sign("HMAC", key, encoder.encode(text));
+  return [...new Uint8Array(signed)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function connect() {
   if (relay && relay.readyState === WebSocket.OPEN) return relay;
   if (connecting) return connecting;
@@ -28,16 +49,30 @@ async function connect() {
   if (!relayUrl || !token) {
     throw new Error("not paired: open the extension's options and enter the relay URL and token");
   }
+  if (!onThisMachine(relayUrl)) {
+    throw new Error(`the relay URL ${relayUrl} is not ws:// on this machine (127.0.0.1)`);
+  }
+  const nonce = [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
   connecting = new Promise((resolve, reject) => {
     const socket = new WebSocket(relayUrl);
     let opened = false;
+    let refusal = "";
     socket.onopen = () => {
       opened = true;
-      socket.send(JSON.stringify({ type: "hello", token, userAgent: navigator.userAgent }));
+      socket.send(JSON.stringify({ type: "hello", nonce, userAgent: navigator.userAgent }));
     };
-    socket.onmessage = (event) => {
+    socket.onmessage = async (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === "welcome") {
+      if (message.type === "challenge") {
+        if (message.proof !== (await proof(token, "relay:" + nonce))) {
+          refusal = "wrong pairing token: the relay does not prove the token entered here";
+          socket.close(4001, "wrong pairing token");
+          return;
+        }
+        socket.send(JSON.stringify({ type: "auth", proof: await proof(token, "extension:" + message.nonce) }));
+      } else if (message.type === "welcome") {
         relay = socket;
         const keepalive = setInterval(() => send({ type: "ping" }), KEEPALIVE_MS);
         socket.addEventListener("close", () => clearInterval(keepalive));
@@ -54,7 +89,7 @@ async function connect() {
       reject(
         new Error(
           opened
-            ? `relay refused the connection: ${event.reason || event.code}`
+            ? refusal || `relay refused the connection: ${event.reason || event.code}`
             : `no relay at ${relayUrl}: is the daemon running? (steadyhand extension pair)`,
         ),
       );

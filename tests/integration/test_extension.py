@@ -4,6 +4,7 @@ extension's own attach function (what its toolbar button calls) is driven by the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -290,6 +291,45 @@ def test_wrong_token_is_refused(
         worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
     assert worker.evaluate("steadyhand.attachedTabs()") == []
     assert cli_json(daemon, "extension", "status")["result"]["tabs"] == []
+    page.close()
+
+
+def test_the_token_never_travels_and_a_squatter_gets_nothing(
+    paired: dict[str, Any], chrome: BrowserContext, site: str
+) -> None:
+    """A program holding the relay's port (the daemon down) hears a nonce, not the token,
+    and cannot prove the token: the extension refuses it. A relay URL off this machine is
+    refused before any connection."""
+    import threading
+
+    from websockets.sync.server import ServerConnection, serve
+
+    heard: list[str] = []
+
+    def squat(connection: ServerConnection) -> None:
+        heard.append(str(connection.recv(timeout=5)))
+        connection.send(json.dumps({"type": "challenge", "nonce": "00", "proof": "f" * 64}))
+        with contextlib.suppress(Exception):
+            heard.append(str(connection.recv(timeout=5)))
+
+    with serve(squat, "127.0.0.1", 0) as squatter:
+        threading.Thread(target=squatter.serve_forever, daemon=True).start()
+        worker = worker_of(chrome)
+        configure(
+            worker, f"ws://127.0.0.1:{squatter.socket.getsockname()[1]}/extension", paired["token"]
+        )
+        url = f"{site}/extension.html?squatter"
+        page = open_page(chrome, url)
+        tab = tab_id_of(worker, url)
+        with pytest.raises(Exception, match="wrong pairing token"):
+            worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+        squatter.shutdown()
+    assert heard and json.loads(heard[0])["type"] == "hello"
+    assert all(paired["token"] not in message for message in heard)
+    configure(worker, "ws://192.0.2.50:9224/extension", paired["token"])
+    with pytest.raises(Exception, match="not ws:// on this machine"):
+        worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+    assert badge(worker, tab) == ""
     page.close()
 
 

@@ -39,6 +39,7 @@ CDP_HEADER = "x-steadyhand-relay"  # the secret Playwright's connection presents
 HELLO_TIMEOUT_S = 5.0
 REFUSED = 4001  # close code for a connection without the pairing token
 MAX_MESSAGE = 256 * 1024 * 1024  # screenshots travel as base64 in one message
+PRE_AUTH_MAX = 64 * 1024  # what a connection may send before it proved the pairing token
 BROWSER_TARGET = "steadyhand-relay-browser"
 # Playwright keeps only targets in a browser context; one it does not know is its default.
 CONTEXT_ID = "steadyhand-relay-context"
@@ -74,6 +75,11 @@ class _Pending:
     cdp_id: int
     session_id: str
     tab_id: int
+
+
+def _proof(token: str, text: str) -> str:
+    """HMAC-SHA256 of `text` under the pairing token, hex (as the extension computes it)."""
+    return hmac.new(token.encode(), text.encode(), "sha256").hexdigest()
 
 
 def _same(given: object, secret: str) -> bool:
@@ -141,7 +147,7 @@ class Relay:
             "127.0.0.1",
             self._port,
             process_request=self._check_request,
-            max_size=MAX_MESSAGE,
+            max_size=PRE_AUTH_MAX,
         )
 
     async def close(self) -> None:
@@ -181,14 +187,12 @@ class Relay:
             await self._serve_cdp(connection)
 
     async def _serve_extension(self, connection: ServerConnection) -> None:
-        try:
-            hello = json.loads(await asyncio.wait_for(connection.recv(), HELLO_TIMEOUT_S))
-        except (TimeoutError, ValueError, ConnectionClosed):
-            hello = None
-        if not isinstance(hello, dict) or not _same(hello.get("token"), self._token):
+        hello = await self._paired(connection)
+        if hello is None:
             log.warning("extension relay: refused a connection without the pairing token")
             await connection.close(REFUSED, "wrong pairing token")
             return
+        connection.protocol.max_message_size = MAX_MESSAGE
         if self._extension is not None:  # another Chrome (or a reload): its tabs are gone
             replaced, self._extension = self._extension, None
             for tab_id in list(self.tabs):
@@ -214,7 +218,29 @@ class Relay:
                 for tab_id in list(self.tabs):
                     await self._drop_tab(tab_id, "the extension disconnected")
 
+    async def _paired(self, connection: ServerConnection) -> dict[str, Any] | None:
+        """The extension's hello, once each side proved it holds the pairing token without
+        sending it: hello {nonce} -> challenge {nonce, proof} -> auth {proof}. A page
+        squatting the port never learns the token, nor a relay the extension reached by
+        mistake."""
+        try:
+            hello = json.loads(await asyncio.wait_for(connection.recv(), HELLO_TIMEOUT_S))
+            if not isinstance(hello, dict) or not isinstance(hello.get("nonce"), str):
+                return None
+            ours = secrets.token_hex(16)
+            proof = _proof(self._token, "relay:" + hello["nonce"])
+            await connection.send(json.dumps({"type": "challenge", "nonce": ours, "proof": proof}))
+            auth = json.loads(await asyncio.wait_for(connection.recv(), HELLO_TIMEOUT_S))
+        except (TimeoutError, ValueError, ConnectionClosed):
+            return None
+        if not isinstance(auth, dict) or not _same(
+            auth.get("proof"), _proof(self._token, "extension:" + ours)
+        ):
+            return None
+        return hello
+
     async def _serve_cdp(self, connection: ServerConnection) -> None:
+        connection.protocol.max_message_size = MAX_MESSAGE  # (the door checked its secret)
         if self._cdp is not None:
             await connection.close(1008, "the relay serves one client")
             return
