@@ -416,3 +416,28 @@ def test_tabs_are_let_go_when_the_daemon_stops(
     # The session ended with the daemon, closed rather than lost (nothing to restore).
     sessions = json.loads(fresh_daemon.cli("sessions", "--json", env=env).out)["result"]
     assert [(s["name"], s["status"]) for s in sessions["sessions"]] == [(SESSION, "closed")]
+
+
+def test_a_killed_daemon_leaves_the_name_free_to_attach_again(
+    fresh_daemon: Daemon, chrome: BrowserContext, site: str
+) -> None:
+    """SIGKILL leaves the attached session's row active; the next daemon lists it as
+    suspended, but it has no checkpoint to restore: attaching takes the name again."""
+    import os
+    import signal
+
+    env = fresh_daemon.env | {"STEADYHAND_EXTENSION_PORT": "0"}
+    worker = worker_of(chrome)
+    url = f"{site}/extension.html?killed"
+    page = open_page(chrome, url)
+    tab = tab_id_of(worker, url)
+    for life in range(2):
+        paired = json.loads(fresh_daemon.cli("extension", "pair", "--json", env=env).out)
+        configure(worker, paired["result"]["relay_url"], paired["result"]["token"])
+        worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
+        assert badge(worker, tab) == "ON", life
+        pid = fresh_daemon.pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert wait_until(lambda: badge(worker, tab) == "")
+    page.close()

@@ -334,6 +334,10 @@ class Engine:
         session leaves the application running. `headers`: sent when connecting (the
         extension relay's secret), kept out of the endpoint shown and stored."""
         check_session_name(name)
+        if name in self._suspended and self.store.latest_checkpoint(name) is None:
+            # An attached session a killed daemon left (it keeps no checkpoints): nothing
+            # to restore, so the name is free again.
+            self._suspended.discard(name)
         if (
             self.pool.get(name) is not None
             or self.pool.opening(name)
