@@ -186,6 +186,9 @@ def test_bad_endpoints_are_clear_errors(remote_daemon: Daemon, site: str) -> Non
     assert "run-server" in down.hint
     both = d.fail("open", session="x3", url=f"{site}/nav-a.html", cdp="9", browser="box")
     assert both.code == ErrorCode.BAD_REQUEST
+    d.call("profile.create", name="mine")
+    far = d.fail("open", session="x4", url=f"{site}/nav-a.html", browser="box", profile="mine")
+    assert far.code == ErrorCode.BAD_REQUEST and "this machine's disk" in far.message
     assert "x2" not in d.statuses()
     assert d.call("sessions") is not None  # the daemon is fine
 

@@ -197,9 +197,10 @@ class Engine:
         its endpoint died, or when this daemon does not know it (another daemon's endpoint,
         a URL of another life), that one is tried last. A profile lives on this disk: local.
         """
-        if profile is not None:
-            return [LOCAL]
         state = state or {}
+        if profile is not None:  # `--browser ENDPOINT --profile` is refused by _open_at
+            asked = state.get("browser")
+            return [asked] if asked not in (None, AUTO, LOCAL) and "tabs" not in state else [LOCAL]
         load = self.load()
         if "tabs" not in state:  # a new session
             asked = state.get("browser") or self.settings.default_browser
