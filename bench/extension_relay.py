@@ -6,17 +6,19 @@ process runs a steadyhand engine in-process (steadyhand.client.LocalBackend: the
 command dispatch, no daemon or socket) whose relay listens on a free port, and starts a
 Chromium with the unpacked extension (extension/) as the user's browser; the page is
 opened there and attached through the extension's own attach function (what its toolbar
-button calls). The managed session opens the same page in steadyhand's own Chromium.
-Per round, on each side:
+button calls). The managed session opens the same page in steadyhand's own Chromium. The
+floor: raw Playwright on the user's tab itself (`aria_snapshot(mode="ai")`, a locator
+click by aria-ref, `page.evaluate`). Per round, on each side:
 
   snapshot   `snapshot` (the default view)
   click      `click` by ref (verified, its changes reported), after an untimed snapshot
   evaluate   `evaluate document.title`: one round trip to the page and back
 
 Also timed once: `attach`, from the extension's attach call to the tab being in the
-session (the first attach opens the session over the relay). Rounds alternate the sides;
-one warm-up round is not counted. Prints the median and p95 (ms) of each cell and the
-relay's ratio to the managed session, then one JSON line. Asserts nothing about time.
+session (the first attach opens the session over the relay). Each round puts another side
+first; one warm-up round is not counted. Prints the median (ms) of each cell, the relay's
+p95, and its ratio to the managed session and to raw Playwright, then one JSON line.
+Asserts nothing about time.
 
     .venv/bin/python bench/extension_relay.py [--rounds 15]
 """
@@ -46,7 +48,7 @@ PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Benc
 <button type="button" onclick="document.getElementById('n').textContent = ++window.n">Count</button>
 <p id="n">0</p><script>window.n = 0;</script></body></html>"""
 CELLS = ("snapshot", "click", "evaluate")
-SIDES = ("managed", "relay")
+SIDES = ("raw", "managed", "relay")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -93,8 +95,24 @@ async def main(rounds: int) -> None:
             await worker.evaluate("(tabId) => steadyhand.attach(tabId)", tab)
             attach_ms = (time.perf_counter() - started) * 1000
             names = {"managed": "managed", "relay": paired["session"]}
+            order = list(SIDES)
+
+            async def raw(cell: str) -> float:
+                if cell == "click":
+                    ref = find_ref(await page.aria_snapshot(mode="ai"), "button", "Count")
+                    started = time.perf_counter()
+                    await page.locator(f"aria-ref={ref}").click()
+                else:
+                    started = time.perf_counter()
+                    if cell == "snapshot":
+                        await page.aria_snapshot(mode="ai")
+                    else:
+                        await page.evaluate("document.title")
+                return (time.perf_counter() - started) * 1000
 
             async def timed(side: str, cell: str) -> float:
+                if side == "raw":
+                    return await raw(cell)
                 session = names[side]
                 if cell == "click":
                     snap = await backend.call("snapshot", {"session": session})
@@ -109,9 +127,9 @@ async def main(rounds: int) -> None:
                 return (time.perf_counter() - started) * 1000
 
             for round_no in range(rounds + 1):
-                sides = SIDES if round_no % 2 else tuple(reversed(SIDES))
+                order = order[1:] + order[:1]  # each side first in turn
                 for cell in CELLS:
-                    for side in sides:
+                    for side in order:
                         spent = await timed(side, cell)
                         if round_no:  # the first round warms up
                             times[(side, cell)].append(spent)
@@ -125,20 +143,25 @@ async def main(rounds: int) -> None:
 
 def report(times: dict[tuple[str, str], list[float]], attach_ms: float, rounds: int) -> None:
     """Print the figures, then one JSON line."""
-    print(f"extension relay vs managed session, {rounds} rounds (ms)")
+    print(f"extension relay vs managed session vs raw Playwright, {rounds} rounds (ms)")
     print(f"  attach (extension call -> tab in the session): {attach_ms:.0f}")
     print(
-        f"  {'cell':<10} {'managed p50':>12} {'p95':>7} {'relay p50':>10} {'p95':>7} {'ratio':>6}"
+        f"  {'cell':<10} {'raw p50':>8} {'managed p50':>12} {'relay p50':>10} {'p95':>7}"
+        f" {'relay/managed':>14} {'relay/raw':>10}"
     )
     figures: dict[str, Any] = {"attach_ms": round(attach_ms, 1), "rounds": rounds}
     for cell in CELLS:
-        managed, relay = times[("managed", cell)], times[("relay", cell)]
-        m50, r50 = statistics.median(managed), statistics.median(relay)
+        raw, managed, relay = (times[(side, cell)] for side in SIDES)
+        w50, m50, r50 = (statistics.median(t) for t in (raw, managed, relay))
         print(
-            f"  {cell:<10} {m50:>12.1f} {quantile(managed, 0.95):>7.1f} {r50:>10.1f}"
-            f" {quantile(relay, 0.95):>7.1f} {r50 / m50:>6.2f}"
+            f"  {cell:<10} {w50:>8.1f} {m50:>12.1f} {r50:>10.1f} {quantile(relay, 0.95):>7.1f}"
+            f" {r50 / m50:>14.2f} {r50 / w50:>10.2f}"
         )
-        figures[cell] = {"managed_p50": round(m50, 2), "relay_p50": round(r50, 2)}
+        figures[cell] = {
+            "raw_p50": round(w50, 2),
+            "managed_p50": round(m50, 2),
+            "relay_p50": round(r50, 2),
+        }
     print(json.dumps(figures))
 
 
