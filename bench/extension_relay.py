@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import async_playwright
+from playwright.async_api import BrowserContext, Page, Playwright, async_playwright
 
 from steadyhand.client import LocalBackend
 from steadyhand.config import Settings
@@ -49,6 +49,37 @@ PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Benc
 <p id="n">0</p><script>window.n = 0;</script></body></html>"""
 CELLS = ("snapshot", "click", "evaluate")
 SIDES = ("raw", "managed", "relay")
+
+
+async def users_chrome(playwright: Playwright) -> BrowserContext:
+    """A Chromium with the unpacked extension, as the user's."""
+    return await playwright.chromium.launch_persistent_context(
+        tempfile.mkdtemp(),
+        executable_path=str(find_chromium()),
+        headless=True,
+        args=[
+            "--headless=new",
+            f"--disable-extensions-except={EXTENSION}",
+            f"--load-extension={EXTENSION}",
+            "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        ],
+        ignore_default_args=["--disable-extensions"],
+    )
+
+
+async def raw_cell(page: Page, cell: str) -> float:
+    """The floor: raw Playwright doing the cell's work on the user's tab itself."""
+    if cell == "click":
+        ref = find_ref(await page.aria_snapshot(mode="ai"), "button", "Count")
+        started = time.perf_counter()
+        await page.locator(f"aria-ref={ref}").click()
+    else:
+        started = time.perf_counter()
+        if cell == "snapshot":
+            await page.aria_snapshot(mode="ai")
+        else:
+            await page.evaluate("document.title")
+    return (time.perf_counter() - started) * 1000
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -68,18 +99,7 @@ async def main(rounds: int) -> None:
         paired = await backend.call("extension.pair", {})
         await backend.call("open", {"session": "managed", "url": url})
         async with async_playwright() as playwright:
-            user = await playwright.chromium.launch_persistent_context(
-                tempfile.mkdtemp(),
-                executable_path=str(find_chromium()),
-                headless=True,
-                args=[
-                    "--headless=new",
-                    f"--disable-extensions-except={EXTENSION}",
-                    f"--load-extension={EXTENSION}",
-                    "--disable-features=DisableLoadExtensionCommandLineSwitch",
-                ],
-                ignore_default_args=["--disable-extensions"],
-            )
+            user = await users_chrome(playwright)
             worker = user.service_workers[0] if user.service_workers else None
             worker = worker or await user.wait_for_event("serviceworker")
             await worker.evaluate(
@@ -97,22 +117,9 @@ async def main(rounds: int) -> None:
             names = {"managed": "managed", "relay": paired["session"]}
             order = list(SIDES)
 
-            async def raw(cell: str) -> float:
-                if cell == "click":
-                    ref = find_ref(await page.aria_snapshot(mode="ai"), "button", "Count")
-                    started = time.perf_counter()
-                    await page.locator(f"aria-ref={ref}").click()
-                else:
-                    started = time.perf_counter()
-                    if cell == "snapshot":
-                        await page.aria_snapshot(mode="ai")
-                    else:
-                        await page.evaluate("document.title")
-                return (time.perf_counter() - started) * 1000
-
             async def timed(side: str, cell: str) -> float:
                 if side == "raw":
-                    return await raw(cell)
+                    return await raw_cell(page, cell)
                 session = names[side]
                 if cell == "click":
                     snap = await backend.call("snapshot", {"session": session})
