@@ -222,11 +222,30 @@ def outward_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
-def test_a_browser_on_another_machine_is_policed_by_interception(
+def listening_ports(address: str) -> set[int]:
+    """TCP ports listening on an IPv4 address of this machine (from /proc/net/tcp)."""
+    wanted = socket.inet_aton(address)[::-1].hex().upper()
+    ports = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        host, port = local.split(":")
+        if state == "0A" and host == wanted:  # 0A: LISTEN
+            ports.add(int(port, 16))
+    return ports
+
+
+def first_status(address: str, port: int) -> bytes:
+    with socket.create_connection((address, port), timeout=5) as conn:
+        conn.sendall(b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        return conn.recv(200).split(b"\r\n", 1)[0]
+
+
+def test_a_browser_on_another_machine_goes_through_a_proxy_with_credentials(
     tmp_path: Path, hostile: str
 ) -> None:
-    """An endpoint reached over the network cannot reach the session's loopback proxy: its
-    requests are checked by interception, with the same rules and the same report."""
+    """An endpoint reached over the network cannot reach the session's loopback proxy: the
+    proxy listens on this machine's address towards it and asks for the session's own
+    credentials; the rules and the report are the same."""
     address = outward_address()
     if address is None:
         pytest.skip("this machine has no network address besides loopback")
@@ -236,7 +255,10 @@ def test_a_browser_on_another_machine_is_policed_by_interception(
             tmp_path / "far", browser_endpoints=f"far={far.url} {launch_header()}"
         )
         with running_daemon(settings) as d:
+            before = listening_ports(address)
             opened = d.call("open", url=f"{hostile}/framed", session="far", browser="far")
+            (proxy,) = listening_ports(address) - before  # the session's, on that address
+            assert first_status(address, proxy) == b"HTTP/1.1 407 Proxy Authentication Required"
             assert opened["blocked"] == [
                 {"host": "169.254.169.254", "rule": "metadata", "subject": "169.254.169.254"}
             ]
