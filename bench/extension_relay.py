@@ -40,9 +40,9 @@ from steadyhand.client import LocalBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import find_chromium
+from steadyhand.extension.link import LOAD_ARGS
 from steadyhand.snapshot.lookup import find_ref
 
-EXTENSION = Path(__file__).resolve().parents[1] / "extension"
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench</title></head>
 <body><h1>Relay bench</h1>
 <button type="button" onclick="document.getElementById('n').textContent = ++window.n">Count</button>
@@ -57,12 +57,7 @@ async def users_chrome(playwright: Playwright) -> BrowserContext:
         tempfile.mkdtemp(),
         executable_path=str(find_chromium()),
         headless=True,
-        args=[
-            "--headless=new",
-            f"--disable-extensions-except={EXTENSION}",
-            f"--load-extension={EXTENSION}",
-            "--disable-features=DisableLoadExtensionCommandLineSwitch",
-        ],
+        args=LOAD_ARGS,
         ignore_default_args=["--disable-extensions"],
     )
 

@@ -19,6 +19,7 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 
 from steadyhand.engine.chromium import find_chromium
+from steadyhand.extension.link import LOAD_ARGS
 from steadyhand.extension.pairing import TOKEN_FILE
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
@@ -56,12 +57,7 @@ def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]
             str(tmp_path_factory.mktemp("user-profile")),
             executable_path=str(find_chromium()),
             headless=True,
-            args=[
-                "--headless=new",
-                f"--disable-extensions-except={EXTENSION}",
-                f"--load-extension={EXTENSION}",
-                "--disable-features=DisableLoadExtensionCommandLineSwitch",
-            ],
+            args=LOAD_ARGS,
             ignore_default_args=["--disable-extensions"],
         )
         yield context

@@ -16,6 +16,14 @@ ATTACH_S = 30.0  # for Playwright to connect and set the first tab up
 TAB_READY_S = 15.0  # for a later tab's page to be set up and join the session
 # The unpacked extension in a source checkout (src/steadyhand/extension -> repo root).
 EXTENSION_DIR = Path(__file__).resolve().parents[3] / "extension"
+# Chromium's switches to run the unpacked extension (new headless mode runs extensions and
+# their service workers; Chromium 137+ needs the feature off to honour --load-extension).
+LOAD_ARGS = [
+    "--headless=new",
+    f"--disable-extensions-except={EXTENSION_DIR}",
+    f"--load-extension={EXTENSION_DIR}",
+    "--disable-features=DisableLoadExtensionCommandLineSwitch",
+]
 
 
 class ExtensionLink:
