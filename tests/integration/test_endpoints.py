@@ -173,6 +173,12 @@ def test_open_cdp_takes_a_port_of_this_machine(
     done = remote_daemon.cli("open", f"{site}/nav-a.html", "--cdp", port, "--session", "adhoc")
     assert done.rc == 0, done.err
     assert browsers(remote_daemon)["adhoc"] == f"http://127.0.0.1:{port}"
+    # Suspended, its connection goes (its last session); restored, it goes back there.
+    remote_daemon.call("session.suspend", session="adhoc", name="adhoc")
+    lines = remote_daemon.call("daemon.status")["endpoints"]
+    assert f"http://127.0.0.1:{port} (cdp): not connected, 0 live" in lines, lines
+    assert remote_daemon.call("session.restore", session="adhoc", name="adhoc")["restored"]
+    assert browsers(remote_daemon)["adhoc"] == f"http://127.0.0.1:{port}"
     remote_daemon.call("close", session="adhoc")
 
 

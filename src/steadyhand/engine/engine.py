@@ -586,8 +586,8 @@ class Engine:
         if place != LOCAL and not self.load().get(place):
             # Its last session left: a Playwright server's browser (billed, often) or a
             # user's Chrome is not held open for nothing.
+            # (An ad-hoc URL stays known: a restore goes back to it first.)
             await self.remote.disconnect(place)
-            self._adhoc.pop(place, None)
 
     async def restore_on_use(self, name: str) -> dict[str, Any] | None:
         """Restore `name` if it is suspended, for a command that names it; the report for
