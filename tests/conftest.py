@@ -236,6 +236,16 @@ def postgres() -> Iterator[PostgresServer]:
         yield server
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store URL of each backend: a SQLite file, a new PostgreSQL database (the same
+    store tests run on both)."""
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path / 'store.sqlite'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
 @pytest.fixture
 def postgres_url(postgres: PostgresServer) -> Iterator[str]:
     """A new, empty database of the test server, dropped after the test."""

@@ -20,14 +20,6 @@ from tests.conftest import make_settings
 LEASE_S = 0.6
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite://{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 @pytest.fixture
 def daemons(store_url: str, tmp_path: Path) -> Iterator[tuple[SessionLeases, SessionLeases]]:
     """Two daemons' leases (A, B) on one store, each with its own store connection."""

@@ -20,17 +20,6 @@ from steadyhand.store.schema import STEPS, script
 from steadyhand.store.sqlite import KEEP_CHECKPOINTS, SCHEMA_VERSION
 from tests.conftest import make_settings
 
-BACKENDS = ["sqlite", "postgresql"]
-
-
-@pytest.fixture(params=BACKENDS)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A store URL of each backend: a SQLite file, a new PostgreSQL database."""
-    if request.param == "sqlite":
-        return f"sqlite://{tmp_path / 'store.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
 
 @pytest.fixture
 def store(store_url: str, tmp_path: Path) -> Iterator[Store]:
