@@ -141,15 +141,22 @@ async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     return await goto(call, await call.tab(params.tab), url)
 
 
+async def _complete(tab: Tab) -> bool:
+    """Whether the tab's document has loaded (False while it cannot tell: still moving)."""
+    try:
+        return bool(await tab.page.evaluate("document.readyState === 'complete'"))
+    except PlaywrightError:
+        return False
+
+
 async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -> NavigationResult:
     before = tab.page.url
     move = tab.page.go_back if step == "back" else tab.page.go_forward
     # Committed, then the document complete: a page restored from the back-forward cache
     # (a browser we did not launch keeps it on) fires no load event to wait for.
     response = await move(wait_until="commit", timeout=call.remaining_ms())
-    await tab.page.wait_for_function(  # polled on a timer: a background tab has no frames
-        "document.readyState === 'complete'", timeout=call.remaining_ms(), polling=100
-    )
+    if not await _complete(tab):  # a page still loading: its load event comes
+        await tab.page.wait_for_load_state("load", timeout=call.remaining_ms())
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
 
 
