@@ -20,6 +20,7 @@ from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, confine, file_roots
 from steadyhand.leasing import SessionLeases
+from steadyhand.live.state import LiveState
 from steadyhand.observe.metrics import Metrics
 from steadyhand.store.artifacts import output_path, safe_name
 from steadyhand.store.base import ArtifactFile, Store
@@ -41,6 +42,7 @@ class Runtime:
     pid: int = field(default_factory=os.getpid)
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
     approvals: Approvals = field(init=False)  # the approval gate (settings approval_*)
+    live: LiveState = field(init=False)  # what the live view watches (steadyhand/live/)
     metrics: Metrics = field(default_factory=Metrics)
     # With a store other daemons share: this daemon's session leases (steadyhand/leasing.py).
     leases: SessionLeases | None = None
@@ -56,6 +58,8 @@ class Runtime:
     def __post_init__(self, vault: Vault | None) -> None:
         self.secrets = vault if vault is not None else Vault(self.settings)
         self.approvals = Approvals(self.settings, self.store, self.stop_requested)
+        self.live = LiveState(self.settings.live_max_fps, self.settings.live_quality)
+        self.approvals.on_change = lambda payload: self.live.feed.publish("approval", **payload)
         if self.approvals.policy.domains:  # connections to them wait for a person
             self.engine.connection_gate = self.approvals.hold
         self.store.on_session_status = self.metrics.session

@@ -22,7 +22,7 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -41,6 +41,10 @@ class Backend(Protocol):
     """Where commands run: `call` returns the command's JSON result or raises."""
 
     async def call(self, method: str, params: dict[str, Any]) -> Any: ...
+
+    def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
+        """A live stream's events (steadyhand/live/service.py) until the caller stops."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -105,9 +109,38 @@ class DaemonBackend:
             raise SteadyhandError.from_rpc_error(reply["error"])
         return reply.get("result")
 
-    async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
+    async def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
+        """A live stream on a connection of its own, closed when the caller stops reading
+        (the daemon then stops the stream: a screencast nobody watches ends)."""
+        await self.call("daemon.status", {})  # started (or found) like any call
+        reader, writer, _ = await self._connection(pooled=False)
+        request_id = next(self._ids)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        try:
+            writer.write(json.dumps(message).encode() + b"\n")
+            await writer.drain()
+            while line := await reader.readline():
+                reply = json.loads(line)
+                if reply.get("method") == "live":
+                    yield reply["params"]["event"]
+                elif reply.get("id") == request_id:
+                    if "error" in reply:
+                        raise SteadyhandError.from_rpc_error(reply["error"])
+                    return
+        except (OSError, ValueError) as exc:
+            raise SteadyhandError(
+                ErrorCode.DAEMON_UNAVAILABLE,
+                f"the daemon's {method} stream broke: {type(exc).__name__}: {exc}",
+                "see daemon.log in the state dir; `steadyhand daemon status`",
+            ) from exc
+        finally:
+            writer.close()
+
+    async def _connection(
+        self, pooled: bool = True
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
         """A pooled connection (reused=True) or a new one."""
-        while self._idle:
+        while pooled and self._idle:
             reader, writer = self._idle.pop()
             if not writer.is_closing() and not reader.at_eof():
                 return reader, writer, True
@@ -171,8 +204,20 @@ class LocalBackend:
                 "close the client (or leave its `with` block) to stop the engine",
             )
         runtime = await self._start()
+        if method.startswith("live."):  # the live view's, as the socket answers them
+            from steadyhand.live import service
+
+            return json.loads(json.dumps(await service.call(runtime, method, params)))
         # The result crosses the same JSON boundary as over the socket.
         return json.loads(json.dumps(await execute(runtime, method, params)))
+
+    async def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
+        from steadyhand.live import service
+
+        runtime = await self._start()
+        async with contextlib.aclosing(await service.stream(runtime, method, params)) as events:
+            async for event in events:
+                yield event
 
     async def aclose(self) -> None:
         async with self._lock:

@@ -117,6 +117,8 @@ _KINDS = {
     "http_allow_remote": "bool",
     "http_max_body_bytes": "int",
     "extension_port": "int",
+    "live_max_fps": "float",
+    "live_quality": "int",
     "allow_file_urls": "bool",
     "block_link_local": "bool",
     "block_private": "bool",
@@ -212,6 +214,10 @@ def _defaults() -> dict[str, Any]:
         # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
         # WebSocket on 127.0.0.1 at this port (0 = any free port), for the pairing token only.
         "extension_port": 9224,
+        # The live view (`/` of the HTTP front): a watched tab's screencast sends at most
+        # live_max_fps frames a second, JPEG at live_quality (1-100).
+        "live_max_fps": 5.0,
+        "live_quality": 60,
         # Navigation policy, enforced on every document a page loads (top level, redirects,
         # popups, iframes), the host's DNS answers included: file: URLs are refused unless
         # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16,
@@ -337,6 +343,8 @@ class Settings:
     http_allow_remote: bool
     http_max_body_bytes: int
     extension_port: int
+    live_max_fps: float
+    live_quality: int
     allow_file_urls: bool
     block_link_local: bool
     block_private: bool

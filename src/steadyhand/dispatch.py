@@ -190,6 +190,9 @@ async def _before_run(
     )
     if command.needs_session and not command.creates_session:
         await call.session()  # unknown_session before anything else
+    if command.touches_page and command.in_browser and not command.reads_only:
+        # A person drives the session (live view): changes are refused until hand back.
+        call.runtime.live.takeovers.check(call.session_name, command.name)
     if await gate(call, command.name, params, raw) or restored:
         call.started = time.monotonic()
         call.deadline = call.started + timeout_ms / 1000
@@ -547,6 +550,21 @@ async def _record(
         files=files,
     )
     runtime.metrics.action(command.name, str(error.code) if error else "ok", duration_ms, retries)
+    runtime.live.feed.publish(
+        "action",
+        id=action_id,
+        session=session,
+        tab=call.tab_id if call else None,
+        command=command.name,
+        params=params,
+        ok=error is None,
+        error_code=str(error.code) if error else None,
+        error_message=error.message if error else None,
+        hint=error.hint if error else None,
+        duration_ms=duration_ms,
+        retries=retries,
+        artifacts=list(outcome.get("artifacts", []) or []),
+    )
     fields = {
         "session_id": session,
         "tab": call.tab_id if call else None,

@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     PROFILE_IN_USE = "profile_in_use"
     SESSION_SUSPENDED = "session_suspended"
     SESSION_LEASED = "session_leased"
+    SESSION_PAUSED = "session_paused"
     DAEMON_UNAVAILABLE = "daemon_unavailable"
     POLICY_DENIED = "policy_denied"
     APPROVAL_DENIED = "approval_denied"
@@ -77,6 +78,7 @@ ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
     ErrorCode.PROFILE_IN_USE: ErrorClass(4, -32023, 409, retryable=True),
     ErrorCode.SESSION_SUSPENDED: ErrorClass(2, -32006, 409),
     ErrorCode.SESSION_LEASED: ErrorClass(2, -32007, 409),
+    ErrorCode.SESSION_PAUSED: ErrorClass(2, -32008, 409, retryable=True),
     ErrorCode.DAEMON_UNAVAILABLE: ErrorClass(6, -32040, 503, retryable=True),
     ErrorCode.POLICY_DENIED: ErrorClass(7, -32050, 403),
     ErrorCode.APPROVAL_DENIED: ErrorClass(7, -32051, 403),
@@ -229,6 +231,10 @@ class SessionLeasedError(SteadyhandError):
     """Another daemon sharing the store runs the session (its lease is live)."""
 
 
+class SessionPausedError(SteadyhandError):
+    """A person took the session over (live view); the agent waits for the hand back."""
+
+
 class DaemonUnavailableError(SteadyhandError):
     """No daemon answers on the socket."""
 
@@ -266,6 +272,7 @@ _BY_CODE: dict[ErrorCode, type[SteadyhandError]] = {
     ErrorCode.PROFILE_IN_USE: ProfileInUseError,
     ErrorCode.SESSION_SUSPENDED: SessionSuspendedError,
     ErrorCode.SESSION_LEASED: SessionLeasedError,
+    ErrorCode.SESSION_PAUSED: SessionPausedError,
     ErrorCode.DAEMON_UNAVAILABLE: DaemonUnavailableError,
     ErrorCode.POLICY_DENIED: PolicyDeniedError,
     ErrorCode.APPROVAL_DENIED: ApprovalDeniedError,

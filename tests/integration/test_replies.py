@@ -344,7 +344,7 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
 
 def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     """The approval gate: a gated click waits for `approve`, another is denied, and an
-    agent asks on its own."""
+    agent asks on its own; then a person takes the session over and hands it back."""
     d = fresh_daemon
     env = dict(
         d.env,
@@ -389,6 +389,13 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     t.finish(asking, "request_approval", "--reason", "send the order mail", "--session", "shop")
     t("approvals", "--all")
     t("approve", ask, rc=2)
+
+    t.note("a person takes the session over (the live view's button): the agent waits")
+    t("takeover", "--reason", "a captcha", "--session", "shop")
+    t("sessions")
+    t("click", "e3", "--session", "shop", rc=2)
+    t("handback", "--note", "solved it", "--session", "shop")
+    t("handback", "--session", "shop", rc=2)
     t.matches("approvals")
 
 

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -75,6 +76,8 @@ class Approvals:
         # approval_domains entries a person approved for a session: its pages may connect.
         self._granted: dict[str, set[str]] = {}
         self._holding: dict[tuple[str, str], asyncio.Future[Decision]] = {}
+        # Told of every request as it opens and as it ends (the live view's feed).
+        self.on_change: Callable[[dict[str, Any]], None] | None = None
 
     async def request(
         self, *, session: str | None, command: str, target: str, reason: str, params: Any
@@ -86,6 +89,7 @@ class Approvals:
         log.info("approval %s requested: %s %s (%s)", row.id, command, target, reason)
         if self.webhook is not None:
             self.webhook.send(self._payload(row), f"approval {row.id}")
+        self._tell(row, PENDING, None)
         stopping: asyncio.Future[Any] = asyncio.ensure_future(self._stopping.wait())
         try:
             await asyncio.wait(
@@ -96,6 +100,7 @@ class Approvals:
         except asyncio.CancelledError:
             if self._waiting.pop(row.id, None) is not None:
                 self.store.settle_approval(row.id, CANCELLED, "the call was abandoned", time.time())
+                self._tell(row, CANCELLED, "the call was abandoned")
             raise
         finally:
             stopping.cancel()
@@ -111,6 +116,7 @@ class Approvals:
             await asyncio.to_thread(self.store.settle_approval, row.id, status, note, time.time())
         decision = replace(waiting.decided.result(), waited_ms=_ms_since(started))
         log.info("approval %s %s", row.id, decision.status)
+        self._tell(row, decision.status, decision.note)
         return decision
 
     def grant(self, session: str | None, url: str) -> None:
@@ -215,6 +221,10 @@ class Approvals:
     def listing(self, include_all: bool, recent: int = 20) -> list[ApprovalRow]:
         """Pending first, then the latest decisions (every one with `include_all`)."""
         return self.store.approvals(decided_limit=1_000_000 if include_all else recent)
+
+    def _tell(self, row: ApprovalRow, status: str, note: str | None) -> None:
+        if self.on_change is not None:
+            self.on_change({**self._payload(row), "status": status, "note": note})
 
     def _payload(self, row: ApprovalRow) -> dict[str, Any]:
         return {

@@ -14,6 +14,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     extension,
     extract,
     files,
+    handover,
     lifecycle,
     navigation,
     observe,

@@ -30,6 +30,9 @@ class DaemonStatus(Result):
     endpoints: list[str] = Field(
         [], description="browser endpoints: name, kind, URL, connected or not, live sessions"
     )
+    screens_watched: list[str] = Field(
+        [], description="screens the live view streams now (session/tab, or desktop)"
+    )
 
 
 @command("daemon.status", reads_only=True, touches_page=False, autostart=False, timeout="short")
@@ -49,6 +52,7 @@ async def daemon_status(call: Call, params: Params) -> DaemonStatus:
         cap=rt.engine.pool.cap,
         recoveries=rt.engine.recoveries,
         endpoints=rt.engine.endpoint_lines(),
+        screens_watched=rt.live.watched_names(),
     )
 
 
@@ -70,6 +74,13 @@ class LastAction(Result):
     at: float
 
 
+class TakenOver(Result):
+    since: float = Field(description="when a person took the session over (Unix time)")
+    reason: str | None = None
+    clicks: int | None = Field(None, description="clicks the person made so far")
+    keys: int | None = Field(None, description="keys the person typed so far")
+
+
 class SessionInfo(Result):
     name: str
     status: str = Field(description="active, recovering, suspended, lost or closed")
@@ -87,6 +98,9 @@ class SessionInfo(Result):
         description="with a shared store (store_url): the daemon that runs it (its "
         "daemon_name, else host:pid); none while no daemon does (suspended, closed, or its "
         "daemon died and its lease ran out)",
+    )
+    taken_over: TakenOver | None = Field(
+        None, description="a person drives it (live view): the agent's changes are paused"
     )
 
 
@@ -143,10 +157,16 @@ async def sessions(call: Call, params: Params) -> SessionList:
                 checkpoint_at=checkpoints.get(name),
                 health=engine.health.of(name).as_dict() if session else None,
                 owner=owner,
+                taken_over=_taken_over(call, name),
             )
         )
     pool = engine.pool.status()
     return SessionList(sessions=infos, live=pool.live, cap=pool.cap)
+
+
+def _taken_over(call: Call, name: str) -> TakenOver | None:
+    held = call.runtime.live.takeovers.get(name)
+    return None if held is None else TakenOver.model_validate(held.info())
 
 
 class Closed(Result):
@@ -158,6 +178,7 @@ async def close(call: Call, params: Params) -> Closed:
     """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
     await call.claim()
     await call.engine.close_session(call.session_name)
+    call.runtime.live.takeovers.forget(call.session_name)
     return Closed(closed=call.session_name)
 
 

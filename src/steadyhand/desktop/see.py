@@ -71,7 +71,8 @@ class Canvas:
                     if bit == "1":
                         self.fill(left + c * SCALE, y + pad + r * SCALE, SCALE, SCALE, WHITE)
 
-    def png(self) -> bytes:
+    def png(self, level: int = 6) -> bytes:
+        """The canvas as a PNG (zlib `level`: 1 is fast, 6 small)."""
         stride = self.width * 3
         raw = b"".join(
             b"\x00" + bytes(self.pixels[y * stride : (y + 1) * stride]) for y in range(self.height)
@@ -85,7 +86,7 @@ class Canvas:
         return (
             b"\x89PNG\r\n\x1a\n"
             + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(raw, 6))
+            + chunk(b"IDAT", zlib.compress(raw, level))
             + chunk(b"IEND", b"")
         )
 

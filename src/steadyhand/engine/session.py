@@ -175,6 +175,11 @@ class Session:
     def has_tabs(self) -> bool:
         return bool(self.tabs)
 
+    def current_tab(self) -> Tab | None:
+        """The tab the next command without --tab acts on (None: no tab), changing nothing."""
+        wanted = self.current_tab_id or next(reversed(self.tabs), None)
+        return None if wanted is None else self.tabs[wanted]
+
     @property
     def current_tab_id(self) -> str | None:
         return self._current if self._current in self.tabs else None

@@ -23,7 +23,8 @@ from pathlib import Path
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 
-DECIDING = frozenset({"approve", "deny"})  # the commands that decide an approval
+# The commands that are a person's decision: an approval, and the end of a takeover.
+DECIDING = frozenset({"approve", "deny", "handback"})
 HEADER = "x-steadyhand-approver"
 HOW = (
     "a person approves with the CLI (`steadyhand approve ID`) as the daemon's user, or over "

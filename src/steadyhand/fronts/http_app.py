@@ -4,8 +4,10 @@ The body is the command's params as a JSON object (empty = {}); the answer is
 `{"ok": true, "result": ...}` or `{"ok": false, "error": {code, message, hint, data}}` with
 the code's HTTP status (errors.py). `GET /v1/health` is the daemon's status and
 `GET /openapi.json` the OpenAPI document (fronts/openapi.py), `GET /metrics` the daemon's
-metrics in Prometheus' text format (observe/metrics.py). Every route is behind the
-Guard (fronts/http_security.py): the bearer token, CSRF and Host checks, the body cap.
+metrics in Prometheus' text format (observe/metrics.py); `/` is the live view, a page
+for people (fronts/live_app.py). Every route is behind the Guard
+(fronts/http_security.py): the bearer token (or the live view's login), CSRF and Host
+checks, the body cap.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from steadyhand.fronts.http_security import (
     load_or_create_token,
     too_large,
 )
+from steadyhand.fronts.live_app import live_routes
+from steadyhand.fronts.live_auth import Logins
 from steadyhand.observe.metrics import prometheus_text
 
 log = logging.getLogger("steadyhand.http")
@@ -80,16 +84,21 @@ def build_app(
             return failed(exc.error_class.http_status, exc.to_dict())
         return Response(prometheus_text(data), media_type=openapi.PROMETHEUS)
 
+    async def live_respond(request: Request, result: Awaitable[Any]) -> Response:
+        return await respond(request, result, settings.http_max_body_bytes)
+
+    logins = Logins(token, approver)
     app = Starlette(
         routes=[
             Route(openapi.PREFIX + "health", health, methods=["GET"]),
             Route("/openapi.json", openapi_json, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
             Route(openapi.PREFIX + "{name:path}", run_command, methods=["POST"]),
+            *live_routes(backend, settings, logins, live_respond),
         ],
         exception_handlers={HTTPException: no_route},  # type: ignore[dict-item]
     )
-    return Guard(app, token, settings.http_max_body_bytes, allowed_hosts)
+    return Guard(app, token, settings.http_max_body_bytes, allowed_hosts, logins)
 
 
 async def respond(request: Request, result: Awaitable[Any], limit: int) -> Response:

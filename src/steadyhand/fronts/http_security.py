@@ -7,6 +7,8 @@
   or one whose Origin is not a loopback origin, gets 403; a Host header that is not the
   address we listen on (or a loopback name) gets 403 too.
 - Body cap: a request body over the limit gets 413 before it is read whole.
+- The live view (fronts/live_app.py): its page and requests may carry a login's cookie
+  instead of the token, and then a CSRF token on every request that changes anything.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 
 from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts.live_auth import CSRF_HEADER, Login, Logins
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -133,30 +136,44 @@ class Guard:
         token: str,
         max_body_bytes: int,
         allowed_hosts: frozenset[str] = frozenset(),
+        logins: Logins | None = None,
     ) -> None:
         self.app = app
         self._token = token.encode()
         self.max_body_bytes = max_body_bytes
         self.allowed_hosts = allowed_hosts
+        self.logins = logins  # the live view's cookie logins (fronts/live_auth.py), if served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self.refusal(scope["method"], headers)
+        path = scope.get("path", "")
+        login = self._login(path, headers)
+        refusal = self.refusal(scope["method"], headers, path, login)
         if refusal is not None:
+            if refusal[0] == 401 and path == "/" and scope["method"] in SAFE_METHODS:
+                await _redirect(send, LOGIN_PATH)  # a person opening the live view
+                return
             status, code, message, hint = refusal
             await _reply(send, status, code, message, hint)
             return
+        scope.setdefault("state", {})["login"] = login
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
             await _reply(send, *too_large(self.max_body_bytes))
             return
         await self.app(scope, self._capped(receive, send), send)
 
-    def refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str, str, str] | None:
-        """(status, code, message, hint) for a request that must not reach the app."""
+    def refusal(
+        self, method: str, headers: dict[str, str], path: str = "/v1/", login: Login | None = None
+    ) -> tuple[int, str, str, str] | None:
+        """(status, code, message, hint) for a request that must not reach the app.
+
+        The live view's pages and requests (`/`, `/live/...`) may be authorised by a
+        login's cookie instead of the bearer token; the login page and the live view's
+        static files need neither."""
         host = headers.get("host", "")
         if not self._host_allowed(host):
             return (
@@ -167,15 +184,27 @@ class Guard:
             )
         given = headers.get("authorization", "")
         scheme, _, credential = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
+        bearer = scheme.lower() == "bearer" and hmac.compare_digest(
             credential.strip().encode(), self._token
-        ):
+        )
+        open_path = self.logins is not None and is_open_path(path)
+        if not bearer and login is None and not open_path:
             return (
                 401,
                 "unauthorized",
                 "missing or wrong bearer token",
-                "send `Authorization: Bearer <token>`; the token is in http.token in the state dir",
+                "send `Authorization: Bearer <token>`; the token is in http.token in the state dir"
+                + ("; a person logs into the live view at /login" if self.logins else ""),
             )
+        if method.upper() not in SAFE_METHODS and not bearer and login is not None:
+            assert self.logins is not None
+            if not self.logins.csrf_ok(login, headers.get(CSRF_HEADER)):
+                return (
+                    403,
+                    "forbidden",
+                    "missing or wrong CSRF token",
+                    "the live view's page sends it (X-Steadyhand-CSRF); reload the page",
+                )
         if method.upper() not in SAFE_METHODS:
             if headers.get("sec-fetch-site", "").lower() == "cross-site":
                 return (
@@ -193,6 +222,12 @@ class Guard:
                     "the API takes requests from local programs, not from web pages",
                 )
         return None
+
+    def _login(self, path: str, headers: dict[str, str]) -> Login | None:
+        """The live view's login the cookie names, for the live view's paths only."""
+        if self.logins is None or not is_live_path(path):
+            return None
+        return self.logins.of(headers.get("cookie", ""))
 
     def _host_allowed(self, host: str) -> bool:
         if not host:
@@ -214,6 +249,21 @@ class Guard:
             return message
 
         return capped
+
+
+LOGIN_PATH = "/login"
+LIVE_PREFIX = "/live/"
+STATIC_PREFIX = "/live/static/"
+
+
+def is_live_path(path: str) -> bool:
+    """The live view's page and its requests (a login's cookie may authorise them)."""
+    return path in ("/", "/logout") or path.startswith(LIVE_PREFIX)
+
+
+def is_open_path(path: str) -> bool:
+    """The login page and the live view's static files: no token needed, no data in them."""
+    return path == LOGIN_PATH or path.startswith(STATIC_PREFIX)
 
 
 class BodyTooLarge(Exception):
@@ -250,6 +300,12 @@ def error_body(code: str, message: str, hint: str) -> bytes:
     return json.dumps(
         {"ok": False, "error": {"code": code, "message": message, "hint": hint}}
     ).encode()
+
+
+async def _redirect(send: Send, location: str) -> None:
+    headers = [(b"location", location.encode()), (b"content-length", b"0")]
+    await send({"type": "http.response.start", "status": 303, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _reply(send: Send, status: int, code: str, message: str, hint: str) -> None:

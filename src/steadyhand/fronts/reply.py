@@ -322,6 +322,8 @@ def _row(item: dict[str, Any], clock: float) -> str:
             bits.extend(_health(value))
         elif key == "last_action" and isinstance(value, dict):
             bits.append(f"last {_value(value, key, clock)}")
+        elif key == "taken_over" and isinstance(value, dict):  # a person drives it
+            bits.append(f"taken over {_row(value, clock).removeprefix('since ')}")
         elif key == "params" and isinstance(value, dict):
             if not _echoed(value, item):
                 bits.append(f"params {_inline(value)}")

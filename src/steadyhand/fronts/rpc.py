@@ -27,6 +27,7 @@ from steadyhand.dispatch import execute
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import cli_host
 from steadyhand.fronts.approver import check_peer
+from steadyhand.live import service as live
 from steadyhand.vault import mask_error
 
 log = logging.getLogger("steadyhand.rpc")
@@ -141,6 +142,8 @@ async def handle_request(
     try:
         if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
             result = await cli_host.run(runtime, params or {}, notify, handle_request)
+        elif live.is_live(message["method"]):  # the live view's (live/service.py)
+            result = await _live(runtime, message["method"], params or {}, request_id, notify)
         else:
             if peer is not None:  # the socket's (None: in-process, the caller's own)
                 check_peer(runtime.settings, message["method"], peer)
@@ -156,6 +159,38 @@ async def handle_request(
         )
         reply = {"jsonrpc": "2.0", "id": request_id, "error": error.to_rpc_error()}
     return None if "id" not in message else reply
+
+
+async def _live(
+    runtime: Runtime, method: str, params: dict[str, Any], request_id: Any, notify: Notify | None
+) -> Any:
+    """A live request; a stream's events go out as `live` notifications until the
+    connection closes (the result is sent only if the stream ends by itself)."""
+    if method not in live.STREAMS:
+        return await live.call(runtime, method, params)
+    if notify is None or request_id is None:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"{method} is a stream: it needs a request id and a connection of its own",
+            "send it alone (not in a batch) on a new connection",
+        )
+    stopping = asyncio.ensure_future(runtime.stop_requested.wait())
+    try:
+        async with contextlib.aclosing(await live.stream(runtime, method, params)) as events:
+            while True:
+                following = asyncio.ensure_future(anext(events))
+                await asyncio.wait({following, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not following.done():  # the daemon stops: so does the stream
+                    following.cancel()
+                    return {"ended": "the daemon stopped"}
+                try:
+                    event = following.result()
+                except StopAsyncIteration:
+                    return {"ended": "the stream ended"}
+                note = {"id": request_id, "event": event}
+                await notify({"jsonrpc": "2.0", "method": "live", "params": note})
+    finally:
+        stopping.cancel()
 
 
 def cli_cwd(message: dict[str, Any]) -> str | None:

@@ -1,0 +1,67 @@
+"""Take over and hand back: a person drives a session while the agent waits.
+
+`takeover` pauses the agent on a session: from then on its commands that change the
+session fail at once with `session_paused` (reads still answer), and the live view
+forwards the person's clicks and keys to the tab (steadyhand/live/remote_input.py).
+`handback` ends it and records what the person did (clicks, keys, how long). Both are
+in the action log, so the handover is part of the session's record. An agent may call
+`takeover` itself to ask a person for help (a login, a captcha); with the setting
+`approver_token` on, only a person can hand back (fronts/approver.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import Field
+
+from steadyhand.call import Call
+from steadyhand.commands.table import Params, Result, command
+
+
+class TakeoverParams(Params):
+    reason: str = Field(
+        "", max_length=500, description="why (shown to the agent in session_paused)"
+    )
+
+
+class TakeoverResult(Result):
+    session: str
+    since: float = Field(description="when the person took over (Unix time)")
+    reason: str = ""
+
+
+@command("takeover", touches_page=True, timeout="short")
+async def takeover(call: Call, params: TakeoverParams) -> TakeoverResult:
+    """Pause the agent on a session so a person can drive it (hand back with `handback`)."""
+    held = call.runtime.live.takeovers.start(call.session_name, params.reason)
+    call.runtime.live.feed.publish("takeover", session=call.session_name, **held.info())
+    return TakeoverResult(session=call.session_name, since=held.since, reason=held.reason)
+
+
+class HandbackParams(Params):
+    note: str | None = Field(
+        None, max_length=500, description="what the person did, for the record"
+    )
+
+
+class HandbackResult(Result):
+    session: str
+    held_s: float = Field(description="how long the person drove the session")
+    clicks: int = Field(description="clicks the person made through the live view")
+    keys: int = Field(description="keys the person typed through the live view")
+    note: str | None = None
+
+
+@command("handback", touches_page=True, timeout="short")
+async def handback(call: Call, params: HandbackParams) -> HandbackResult:
+    """End a takeover: the agent may act on the session again."""
+    held = call.runtime.live.takeovers.end(call.session_name)
+    call.runtime.live.feed.publish("handback", session=call.session_name)
+    return HandbackResult(
+        session=call.session_name,
+        held_s=round(time.time() - held.since, 1),
+        clicks=held.clicks,
+        keys=held.keys,
+        note=params.note,
+    )

@@ -1,0 +1,196 @@
+"""A screen a person watches: a tab's CDP screencast, or the X screen of the desktop.
+
+One `Screen` per tab (or desktop) is shared by all its watchers. It runs only while
+someone watches: the first `join` starts it, the last `leave` stops it. Its rate is
+bounded at the source: a tab's next frame is acknowledged to Chromium (which sends no
+other until then) no sooner than 1/max_fps after the last, so an idle page costs nothing
+and a busy one at most max_fps JPEG encodes a second. A watcher holds only the newest
+frame: one that reads slowly skips frames, it never queues them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from playwright.async_api import CDPSession, Error, Page
+
+from steadyhand.desktop import see
+
+log = logging.getLogger("steadyhand.live")
+
+Frame = dict[str, Any]
+
+
+class Screen:
+    """Frames fanned out to watchers; subclasses produce them between start and stop."""
+
+    def __init__(self, max_fps: float) -> None:
+        self.interval_s = 1.0 / max(0.1, max_fps)
+        self.last: Frame | None = None
+        self.frames = 0  # produced since created (bench/live_view.py reads it)
+        self._watchers: set[asyncio.Queue[Frame]] = set()
+        self._lock = asyncio.Lock()
+
+    @property
+    def watched(self) -> bool:
+        return bool(self._watchers)
+
+    @contextlib.asynccontextmanager
+    async def watch(self) -> AsyncIterator[asyncio.Queue[Frame]]:
+        """A one-frame queue of the newest frame (the last one first) while the block runs."""
+        queue: asyncio.Queue[Frame] = asyncio.Queue(1)
+        async with self._lock:
+            self._watchers.add(queue)
+            if len(self._watchers) == 1:
+                await self.start()
+        if self.last is not None:
+            queue.put_nowait(self.last)
+        try:
+            yield queue
+        finally:
+            async with self._lock:
+                self._watchers.discard(queue)
+                if not self._watchers:
+                    with contextlib.suppress(Exception):
+                        await self.stop()
+
+    def emit(self, frame: Frame) -> None:
+        self.frames += 1
+        self.last = frame
+        for queue in self._watchers:
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(frame)
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        raise NotImplementedError
+
+
+class TabScreen(Screen):
+    """A tab's screen from `Page.startScreencast` (JPEG), over its own CDP session."""
+
+    def __init__(self, page: Page, tab_id: str, max_fps: float, quality: int, label: str) -> None:
+        super().__init__(max_fps)
+        self.page = page
+        self.tab_id = tab_id
+        self.label = label  # session/tab, as daemon.status lists the screens watched
+        self.quality = quality
+        self._cdp: CDPSession | None = None
+        self._last_at = 0.0
+
+    async def start(self) -> None:
+        cdp = await self.page.context.new_cdp_session(self.page)
+        cdp.on("Page.screencastFrame", self._frame)
+        self._cdp = cdp
+        size = self.page.viewport_size or {"width": 1280, "height": 800}
+        await cdp.send(
+            "Page.startScreencast",
+            {
+                "format": "jpeg",
+                "quality": self.quality,
+                "maxWidth": size["width"],
+                "maxHeight": size["height"],
+            },
+        )
+
+    async def stop(self) -> None:
+        cdp, self._cdp = self._cdp, None
+        if cdp is None:
+            return
+        with contextlib.suppress(Error):
+            await cdp.send("Page.stopScreencast")
+            await cdp.detach()
+
+    def _frame(self, params: dict[str, Any]) -> None:
+        meta = params.get("metadata", {})
+        self.emit(
+            {
+                "kind": "frame",
+                "tab": self.tab_id,
+                "mime": "image/jpeg",
+                "data": params["data"],  # base64 already
+                "css_width": meta.get("deviceWidth"),
+                "css_height": meta.get("deviceHeight"),
+                "offset_top": meta.get("offsetTop", 0),
+                "ts": time.time(),
+            }
+        )
+        now = time.monotonic()
+        delay = max(0.0, self._last_at + self.interval_s - now)
+        self._last_at = now + delay
+        session_id = params["sessionId"]
+        asyncio.get_running_loop().call_later(delay, self._ack, session_id)
+
+    def _ack(self, session_id: int) -> None:
+        cdp = self._cdp
+        if cdp is None:
+            return
+        task = asyncio.ensure_future(cdp.send("Page.screencastFrameAck", {"sessionId": session_id}))
+        task.add_done_callback(_quiet)
+
+
+class DesktopScreen(Screen):
+    """The X screen, read at most max_fps times a second; a frame is sent only when the
+    screen changed (PNG: no imaging library is needed)."""
+
+    def __init__(self, max_fps: float, grab: Callable[[], see.Canvas] = see.grab) -> None:
+        super().__init__(max_fps)
+        self._grab = grab
+        self._task: asyncio.Task[None] | None = None
+        self._digest = b""
+
+    async def start(self) -> None:
+        self._digest = b""
+        self._task = asyncio.create_task(self._poll())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _poll(self) -> None:
+        while True:
+            started = time.monotonic()
+            try:
+                frame = await asyncio.to_thread(self._read)
+            except Exception as exc:  # X went away: say so once, then keep trying
+                log.warning("desktop screen: %s", exc)
+                frame = None
+            if frame is not None:
+                self.emit(frame)
+            await asyncio.sleep(max(0.0, started + self.interval_s - time.monotonic()))
+
+    def _read(self) -> Frame | None:
+        canvas = self._grab()
+        digest = hashlib.blake2b(canvas.pixels, digest_size=16).digest()
+        if digest == self._digest:
+            return None
+        self._digest = digest
+        return {
+            "kind": "frame",
+            "tab": "desktop",
+            "mime": "image/png",
+            "data": base64.b64encode(canvas.png(level=1)).decode(),
+            "css_width": canvas.width,
+            "css_height": canvas.height,
+            "offset_top": 0,
+            "ts": time.time(),
+        }
+
+
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """A frame acknowledged after its page closed: nothing to do."""
+    if not task.cancelled():
+        task.exception()
