@@ -533,38 +533,23 @@ async def _record(
     duration_ms = round((time.monotonic() - started) * 1000, 3)
     retries = int(outcome.get("retries", 0) or 0)
     files = [*(call.files if call else []), *_downloads(outcome)]
+    row: dict[str, Any] = {
+        "session": session,
+        "tab": call.tab_id if call else None,
+        "command": command.name,
+        "params": params,
+        "ok": error is None,
+        "error_code": str(error.code) if error else None,
+        "error_message": error.message if error else None,
+        "duration_ms": duration_ms,
+        "retries": retries,
+        "artifacts": list(outcome.get("artifacts", []) or []),
+    }
     action_id = await asyncio.to_thread(
-        runtime.store.log_action,
-        session=session,
-        tab=call.tab_id if call else None,
-        command=command.name,
-        params=params,
-        ok=error is None,
-        error_code=str(error.code) if error else None,
-        error_message=error.message if error else None,
-        duration_ms=duration_ms,
-        retries=retries,
-        artifacts=list(outcome.get("artifacts", []) or []),
-        result=full,
-        request_id=request_id,
-        files=files,
+        runtime.store.log_action, **row, result=full, request_id=request_id, files=files
     )
     runtime.metrics.action(command.name, str(error.code) if error else "ok", duration_ms, retries)
-    runtime.live.feed.publish(
-        "action",
-        id=action_id,
-        session=session,
-        tab=call.tab_id if call else None,
-        command=command.name,
-        params=params,
-        ok=error is None,
-        error_code=str(error.code) if error else None,
-        error_message=error.message if error else None,
-        hint=error.hint if error else None,
-        duration_ms=duration_ms,
-        retries=retries,
-        artifacts=list(outcome.get("artifacts", []) or []),
-    )
+    runtime.live.feed.publish("action", id=action_id, hint=error.hint if error else None, **row)
     fields = {
         "session_id": session,
         "tab": call.tab_id if call else None,

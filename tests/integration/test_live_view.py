@@ -13,20 +13,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from steadyhand.engine.chromium import find_chromium
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
-from tests.http_server import HttpServer, start_http
+from tests.http_server import HttpServer
+from tests.live_page import browser, frames, log_in, person, serving, wait_for_frames, watch
 
 pytestmark = pytest.mark.integration
-
-RECORD_NOTIFICATIONS = """
-window.__notes = [];
-window.Notification = class extends Notification {
-  constructor(title, options) { super(title, options); window.__notes.push(title); }
-};
-"""
+__all__ = ["browser", "person"]  # fixtures of tests/live_page.py
 
 
 @pytest.fixture(scope="module")
@@ -40,53 +34,8 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
 
 @pytest.fixture(scope="module")
 def server(daemon: Daemon) -> Iterator[HttpServer]:
-    handle = start_http(daemon.env)
-    yield handle
-    assert handle.stop() == 0, handle.stderr()
-    assert "Traceback" not in handle.stderr(), handle.stderr()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(find_chromium()))
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def person(browser: Browser, server: HttpServer) -> Iterator[Page]:
-    """A person's tab, logged into the live view with the API token."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.grant_permissions(["notifications"], origin=server.url)
-    context.add_init_script(RECORD_NOTIFICATIONS)
-    page = context.new_page()
-    log_in(page, server, server.token)
-    yield page
-    context.close()
-
-
-def log_in(page: Page, server: HttpServer, token: str) -> None:
-    page.goto(server.url + "/")
-    page.get_by_label("Token").fill(token)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_selector("body[data-ready]")
-
-
-def watch(page: Page, session: str) -> None:
-    page.get_by_role("button", name=session, exact=True).click()
-    expect(page.locator("#session-name")).to_have_text(session)
-    wait_for_frames(page, 1)
-
-
-def frames(page: Page) -> int:
-    return int(page.eval_on_selector("#screen", "img => img.dataset.frames || '0'"))
-
-
-def wait_for_frames(page: Page, at_least: int) -> None:
-    page.wait_for_function(
-        f"Number(document.getElementById('screen').dataset.frames) >= {at_least}", timeout=15_000
-    )
+    with serving(daemon) as handle:
+        yield handle
 
 
 def opened(daemon: Daemon, site: str, session: str, page: str = "form.html") -> None:
@@ -219,6 +168,16 @@ def test_screencast_frames_change_after_a_click(person: Page, daemon: Daemon, si
     assert after != before
     assert base64.b64decode(after.split(",", 1)[1])[:2] == b"\xff\xd8", "a JPEG frame"
 
+    # The agent moves to a new tab: the screen follows it.
+    assert daemon.cli("tab", "new", f"{site}/nav-a.html", "--session", "screen").rc == 0
+    expect(person.locator("#screen-info")).to_contain_text("t2")
+    assert wait_until(
+        lambda: (
+            daemon.cli("daemon", "status", "--json").json["result"]["screens_watched"]
+            == ["screen/t2"]
+        )
+    )
+
     person.goto("about:blank")  # nobody watches any more: the screencast stops
     assert wait_until(
         lambda: (
@@ -271,36 +230,41 @@ def test_a_gated_click_is_approved_from_the_page(person: Page, daemon: Daemon, s
     assert row["status"] == "approved"
 
 
+POST_AS_PAGE = """async ([path, body]) => {
+  const me = await (await fetch('/live/api/me')).json();
+  const answer = await fetch('/live/api/' + path, {method: 'POST',
+    headers: {'content-type': 'application/json', 'x-steadyhand-csrf': me.result.csrf},
+    body: JSON.stringify(body)});
+  return [me.result.can_decide, answer.status, await answer.json()];
+}"""
+
+
 def test_with_the_approver_token_only_its_login_decides(
     browser: Browser, daemon: Daemon, site: str
 ) -> None:
-    server = start_http(daemon.env | {"STEADYHAND_APPROVER_TOKEN": "1"})
-    try:
+    opened(daemon, site, "guarded")
+    with serving(daemon, {"STEADYHAND_APPROVER_TOKEN": "1"}) as server:
         approver = (daemon.settings.state_dir / "approver.token").read_text().strip()
         context = browser.new_context()
         page = context.new_page()
         log_in(page, server, server.token)  # the agent's token: it may watch, not decide
-        refused = page.evaluate(
-            """async () => {
-                 const me = await (await fetch('/live/api/me')).json();
-                 const answer = await fetch('/live/api/approve', {method: 'POST',
-                   headers: {'content-type': 'application/json',
-                             'x-steadyhand-csrf': me.result.csrf},
-                   body: JSON.stringify({id: 'abcdef'})});
-                 return [me.result.can_decide, answer.status, (await answer.json()).error];
-               }"""
-        )
-        assert refused[0] is False and refused[1] == 403, refused
-        assert refused[2]["code"] == "policy_denied" and "approver token" in refused[2]["message"]
+        can_decide, status, body = page.evaluate(POST_AS_PAGE, ["approve", {"id": "abcdef"}])
+        assert (can_decide, status) == (False, 403), body
+        assert body["error"]["code"] == "policy_denied"
+        assert "approver token" in body["error"]["message"]
+        _, status, body = page.evaluate(POST_AS_PAGE, ["takeover", {"session": "guarded"}])
+        assert status == 200, body
+        _, status, body = page.evaluate(POST_AS_PAGE, ["handback", {"session": "guarded"}])
+        assert status == 403 and body["error"]["code"] == "policy_denied", body
+        assert taken_over(daemon, "guarded") is not None
+
         page.get_by_role("button", name="Log out").click()
         page.wait_for_url("**/login")
         log_in(page, server, approver)
-        assert page.evaluate("async () => (await (await fetch('/live/api/me')).json()).result")[
-            "can_decide"
-        ]
+        can_decide, status, body = page.evaluate(POST_AS_PAGE, ["handback", {"session": "guarded"}])
+        assert (can_decide, status) == (True, 200), body
+        assert taken_over(daemon, "guarded") is None
         context.close()
-    finally:
-        assert server.stop() == 0
 
 
 # ------------------------------------------------------------------ take over

@@ -67,7 +67,9 @@ def main(argv: list[str]) -> int:
     backend: Backend = LocalBackend(settings) if args.local else DaemonBackend(settings)
     allowed = frozenset({host, socket.gethostname()}) if remote else frozenset()
     app = build_app(backend, settings, token, allowed)
-    print(f"steadyhand HTTP API on {url_of(sock)} (token: {settings.http_token_path})", flush=True)
+    url = url_of(sock)
+    print(f"steadyhand HTTP API on {url} (token: {settings.http_token_path})", flush=True)
+    print(f"live view: {url}/ (log in with the token)", file=sys.stderr, flush=True)
     asyncio.run(serve(app, sock, backend))
     return 0
 

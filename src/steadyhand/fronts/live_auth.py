@@ -13,7 +13,8 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 
 COOKIE = "steadyhand_live"
@@ -27,13 +28,16 @@ class Login:
     sid: str
     csrf: str
     approver: bool  # may decide approvals and hand back when `approver_token` is on
-    last_seen: float = field(default_factory=time.monotonic)
+    last_seen: float
 
 
 class Logins:
     """Logins made on the login page, by their cookie."""
 
-    def __init__(self, api_token: str, approver_token: str = "") -> None:
+    def __init__(
+        self, api_token: str, approver_token: str = "", clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._clock = clock
         self._api = api_token.encode()
         self._approver = approver_token.encode()
         self._by_sid: dict[str, Login] = {}
@@ -45,7 +49,7 @@ class Logins:
         if not approver and not hmac.compare_digest(token, self._api):
             return None
         self._forget_idle()
-        login = Login(secrets.token_urlsafe(32), secrets.token_urlsafe(32), approver)
+        login = Login(secrets.token_urlsafe(32), secrets.token_urlsafe(32), approver, self._clock())
         self._by_sid[login.sid] = login
         return login
 
@@ -59,9 +63,9 @@ class Logins:
             return None
         morsel = jar.get(COOKIE)
         login = self._by_sid.get(morsel.value) if morsel is not None else None
-        if login is None or time.monotonic() - login.last_seen > IDLE_S:
+        if login is None or self._clock() - login.last_seen > IDLE_S:
             return None
-        login.last_seen = time.monotonic()
+        login.last_seen = self._clock()
         return login
 
     def log_out(self, login: Login) -> None:
@@ -71,7 +75,7 @@ class Logins:
         return given is not None and hmac.compare_digest(given.encode(), login.csrf.encode())
 
     def _forget_idle(self) -> None:
-        now = time.monotonic()
+        now = self._clock()
         for sid, login in list(self._by_sid.items()):
             if now - login.last_seen > IDLE_S:
                 del self._by_sid[sid]

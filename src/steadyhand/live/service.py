@@ -74,6 +74,9 @@ async def _frames(runtime: Runtime, session: Session, tab_id: Any) -> AsyncGener
         if tab is None:
             yield {"kind": "end", "why": f"session {session.name} has no tab open"}
             return
+        if tab.page.is_closed():  # closing: the session forgets it in a moment
+            await asyncio.sleep(FOLLOW_S)
+            continue
         screen = state.screen_of(session.name, tab)
         async with screen.watch() as frames:
             yield {"kind": "tab", "tab": tab.id, "url": tab.page.url}
@@ -88,9 +91,15 @@ async def _frames(runtime: Runtime, session: Session, tab_id: Any) -> AsyncGener
                         yield {"kind": "ping"}
                 if tab_id is None and _tab(session, None) is not tab:
                     break  # the agent moved to another tab: follow it
-        if runtime.engine.pool.get(session.name) is not session:
+                if runtime.engine.pool.get(session.name) is not session:
+                    break  # closed, or recovered into a new context
+        now = runtime.engine.pool.get(session.name)
+        if now is None and session.name in runtime.engine.recovering():
+            now = await runtime.engine.session(session.name)  # back from its checkpoint
+        if now is None:
             yield {"kind": "end", "why": f"session {session.name} closed"}
             return
+        session = now  # the same, or the one a recovery put in its place
 
 
 async def _desktop_frames(runtime: Runtime) -> AsyncGenerator[Event, None]:
@@ -114,7 +123,8 @@ async def _feed(runtime: Runtime, desktop: bool) -> AsyncGenerator[Event, None]:
             if bus is not None:
                 events, _missed, seq = bus.log.since(seq)
                 for event in events:
-                    yield {"kind": "desktop", **mask_data(event.as_dict())}
+                    shown = mask_data(event.as_dict())
+                    yield {**shown, "kind": "desktop", "event": shown["kind"]}
             try:
                 yield await asyncio.wait_for(queue.get(), 1.0 if bus is not None else PING_S)
             except TimeoutError:

@@ -248,9 +248,9 @@ function actionItem(row) {
 }
 
 function desktopItem(event) {
-  const what = [event.app, event.role, event.name, event.text].filter(Boolean).join(" · ");
+  const what = [event.app, event.role, event.name, event.detail].filter(Boolean).join(" · ");
   return el("li", {class: "event"}, el("span", {class: "when"}, clock(event.ts)),
-    " ", el("strong", {}, event.kind), " ", what);
+    " ", el("strong", {}, event.event), " ", what);
 }
 
 function belongs(event) {

@@ -1,0 +1,113 @@
+"""The live view's parts that need no browser: the feed, takeovers, logins, input events."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts import live_auth
+from steadyhand.fronts.live_auth import COOKIE, Logins
+from steadyhand.live import feed as feed_module
+from steadyhand.live.feed import Feed
+from steadyhand.live.remote_input import Click, Key, Text, parse_events
+from steadyhand.live.takeover import Takeovers
+
+
+def test_a_listener_gets_events_in_order_and_a_slow_one_a_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_module, "QUEUE_LIMIT", 3)
+
+    async def run() -> tuple[list[str], list[str]]:
+        feed = Feed()
+        feed.publish("action", id=0)  # nobody listens: dropped
+        async with feed.listen() as queue:
+            feed.publish("action", id=1)
+            feed.publish("approval", id="abc")
+            first = [queue.get_nowait()["kind"] for _ in range(2)]
+            for i in range(5):  # more than the queue holds: the missed ones become a gap
+                feed.publish("action", id=i)
+            later = []
+            while not queue.empty():
+                later.append(queue.get_nowait()["kind"])
+        assert feed.listeners == 0
+        return first, later
+
+    first, later = asyncio.run(run())
+    assert first == ["action", "approval"]
+    assert later[0] == "gap" and len(later) <= 3
+
+
+def test_a_takeover_refuses_changes_but_not_the_handover() -> None:
+    held = Takeovers()
+    held.check("shop", "click")  # nobody drives it
+    started = held.start("shop", "captcha")
+    with pytest.raises(SteadyhandError) as refused:
+        held.check("shop", "click")
+    assert refused.value.code == ErrorCode.SESSION_PAUSED
+    assert "captcha" in refused.value.message and refused.value.hint
+    assert refused.value.data["since"] == started.since
+    held.check("shop", "handback")
+    held.check("other", "click")
+    assert held.start("shop", "") is started, "a second takeover keeps the first"
+    assert started.info() == {"since": started.since, "reason": "captcha"}
+    started.clicks = 2
+    assert held.end("shop").info()["clicks"] == 2
+    with pytest.raises(SteadyhandError) as again:
+        held.end("shop")
+    assert again.value.code == ErrorCode.BAD_REQUEST
+
+
+def test_logins_take_the_right_token_and_name_it_by_cookie() -> None:
+    now = [1000.0]
+    logins = Logins("a" * 43, "b" * 43, clock=lambda: now[0])
+    assert logins.log_in("wrong") is None
+    viewer = logins.log_in("a" * 43)
+    approver = logins.log_in(" " + "b" * 43 + "\n")
+    assert viewer is not None and approver is not None
+    assert (viewer.approver, approver.approver) == (False, True)
+    assert logins.of(f"other=1; {COOKIE}={viewer.sid}") is viewer
+    assert logins.of(f"{COOKIE}=forged") is None
+    assert logins.of('bad"cookie') is None
+    assert logins.csrf_ok(viewer, viewer.csrf) and not logins.csrf_ok(viewer, approver.csrf)
+    assert not logins.csrf_ok(viewer, None)
+    header = live_auth.set_cookie(viewer)
+    assert "HttpOnly" in header and "SameSite=Strict" in header and "a" * 43 not in header
+    now[0] += 13 * 3600
+    assert logins.of(f"{COOKIE}={viewer.sid}") is None, "idle for 13 h: forgotten"
+    logins.log_out(approver)
+    assert logins.of(f"{COOKIE}={approver.sid}") is None
+
+
+def test_without_an_approver_token_only_the_api_token_logs_in() -> None:
+    logins = Logins("a" * 43)
+    assert logins.log_in("") is None
+    login = logins.log_in("a" * 43)
+    assert login is not None and not login.approver
+
+
+def test_input_events_are_checked_and_typed() -> None:
+    events = parse_events(
+        [
+            {"type": "click", "x": 10, "y": 20.5},
+            {"type": "key", "key": "Enter", "modifiers": ["Shift"]},
+            {"type": "key", "key": "+"},
+            {"type": "text", "text": "hi"},
+        ]
+    )
+    assert [type(e) for e in events] == [Click, Key, Key, Text]
+    for bad, where in (
+        ([{"type": "click", "x": -1, "y": 0}], "events[0].x"),
+        ([{"type": "key", "key": "Control+a"}], "events[0].key"),
+        ([{"type": "scroll"}], "events[0]"),
+        ([{"type": "text", "text": "x", "extra": 1}], "events[0].extra"),
+    ):
+        with pytest.raises(SteadyhandError) as refused:
+            parse_events(bad)
+        assert refused.value.code == ErrorCode.BAD_REQUEST and where in refused.value.message
+    not_lists: list[object] = [[], "click", [{}] * 201]
+    for not_a_list in not_lists:
+        with pytest.raises(SteadyhandError):
+            parse_events(not_a_list)
