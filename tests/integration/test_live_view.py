@@ -184,6 +184,8 @@ def test_screencast_frames_change_after_a_click(person: Page, daemon: Daemon, si
             daemon.cli("daemon", "status", "--json").json["result"].get("screens_watched", []) == []
         )
     )
+    log = (daemon.settings.state_dir / "daemon.log").read_text()
+    assert "failed outside the command" not in log, "a watcher leaving is no error"
 
 
 def test_ref_boxes_are_drawn_on_demand(person: Page, daemon: Daemon, site: str) -> None:

@@ -188,7 +188,10 @@ async def _live(
                 except StopAsyncIteration:
                     return {"ended": "the stream ended"}
                 note = {"id": request_id, "event": event}
-                await notify({"jsonrpc": "2.0", "method": "live", "params": note})
+                try:
+                    await notify({"jsonrpc": "2.0", "method": "live", "params": note})
+                except ConnectionError:  # the watcher left: how a stream normally ends
+                    return {"ended": "the client left"}
     finally:
         stopping.cancel()
 

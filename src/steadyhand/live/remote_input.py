@@ -9,6 +9,7 @@ takes them: the agent is paused meanwhile, so the two never type into each other
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from playwright.async_api import Error, Page
@@ -18,6 +19,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.live.takeover import Takeover
 
 MAX_EVENTS = 200
+EVENTS_TIMEOUT_S = 15.0
 
 
 class _Event(BaseModel):
@@ -78,7 +80,19 @@ def parse_events(raw: Any) -> list[InputEvent]:
 
 
 async def forward(page: Page, events: list[InputEvent], held: Takeover) -> None:
-    """Play `events` on `page` in order, counting them on the takeover."""
+    """Play `events` on `page` in order, counting them on the takeover; `timeout` when the
+    tab does not take them (a dialog stops it, or it hangs)."""
+    try:
+        await asyncio.wait_for(_play(page, events, held), EVENTS_TIMEOUT_S)
+    except TimeoutError as exc:
+        raise SteadyhandError(
+            ErrorCode.TIMEOUT,
+            f"the tab did not take the input within {EVENTS_TIMEOUT_S:g} s",
+            "a dialog may be open (answer it: `dialog accept|dismiss`) or the page hangs",
+        ) from exc
+
+
+async def _play(page: Page, events: list[InputEvent], held: Takeover) -> None:
     try:
         for event in events:
             if isinstance(event, Click):
