@@ -274,11 +274,14 @@ def test_with_the_approver_token_only_its_login_decides(
 
 def test_take_over_type_into_a_field_and_hand_back(person: Page, daemon: Daemon, site: str) -> None:
     opened(daemon, site, "drive")
-    box = value_of(
-        daemon,
-        "drive",
-        "(() => { const r = document.getElementById('name').getBoundingClientRect();"
-        " return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+    box, double = (
+        value_of(
+            daemon,
+            "drive",
+            f"(() => {{ const r = document.getElementById('{element}').getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+        )
+        for element in ("name", "dbl")
     )
     name = ref_of(daemon, "drive", 'textbox "Name"')
     width = value_of(daemon, "drive", "window.innerWidth")
@@ -300,10 +303,12 @@ def test_take_over_type_into_a_field_and_hand_back(person: Page, daemon: Daemon,
     person.keyboard.type("Grace")
     person.keyboard.press("Backspace")
     assert wait_until(lambda: name_field(daemon, "drive").endswith(": Grac"))
+    person.mouse.dblclick(shown["x"] + double[0] * scale, shown["y"] + double[1] * scale)
+    assert wait_until(lambda: "double clicked" in daemon.cli("snapshot", "--session", "drive").out)
 
     person.get_by_role("button", name="Hand back").click()
     expect(person.get_by_role("button", name="Take over")).to_be_visible()
-    expect(person.locator("#status")).to_contain_text("1 clicks, 6 keys")
+    expect(person.locator("#status")).to_contain_text("3 clicks, 6 keys")
     assert value_of(daemon, "drive", "document.getElementById('name').value") == "Grac"
     again = daemon.cli("type", name, "Ada", "--session", "drive")  # the agent acts again
     assert again.rc == 0, again.err

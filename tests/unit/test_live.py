@@ -11,7 +11,7 @@ from steadyhand.fronts import live_auth
 from steadyhand.fronts.live_auth import COOKIE, Logins
 from steadyhand.live import feed as feed_module
 from steadyhand.live.feed import Feed
-from steadyhand.live.remote_input import Click, Key, Text, parse_events
+from steadyhand.live.remote_input import Click, Key, Pointer, Text, parse_events
 from steadyhand.live.takeover import Takeovers
 
 
@@ -92,12 +92,14 @@ def test_input_events_are_checked_and_typed() -> None:
     events = parse_events(
         [
             {"type": "click", "x": 10, "y": 20.5},
+            {"type": "down", "x": 10, "y": 20, "count": 2},
+            {"type": "move", "x": 30, "y": 20},
             {"type": "key", "key": "Enter", "modifiers": ["Shift"]},
             {"type": "key", "key": "+"},
             {"type": "text", "text": "hi"},
         ]
     )
-    assert [type(e) for e in events] == [Click, Key, Key, Text]
+    assert [type(e) for e in events] == [Click, Pointer, Pointer, Key, Key, Text]
     for bad, where in (
         ([{"type": "click", "x": -1, "y": 0}], "events[0].x"),
         ([{"type": "key", "key": "Control+a"}], "events[0].key"),

@@ -34,6 +34,16 @@ class Click(_Event):
     count: int = Field(1, ge=1, le=3)
 
 
+class Pointer(_Event):
+    """A mouse button pressed or released, or the mouse moved (a drag between them)."""
+
+    type: Literal["down", "up", "move"]
+    x: float = Field(ge=0, le=100_000)
+    y: float = Field(ge=0, le=100_000)
+    button: Literal["left", "right", "middle"] = "left"
+    count: int = Field(1, ge=1, le=3, description="the click count: 2 on a double click")
+
+
 class Key(_Event):
     type: Literal["key"]
     key: str = Field(min_length=1, max_length=40, pattern=r"^[^+]+$|^\+$")
@@ -53,7 +63,7 @@ class Wheel(_Event):
     dy: float = Field(0, ge=-100_000, le=100_000)
 
 
-InputEvent = Annotated[Click | Key | Text | Wheel, Field(discriminator="type")]
+InputEvent = Annotated[Click | Pointer | Key | Text | Wheel, Field(discriminator="type")]
 _EVENTS: TypeAdapter[list[InputEvent]] = TypeAdapter(list[InputEvent])
 
 
@@ -74,8 +84,8 @@ def parse_events(raw: Any) -> list[InputEvent]:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
             f"bad input event at {where}: {first['msg']}",
-            "types: click {x, y, button, count}, key {key, modifiers}, text {text}, "
-            "wheel {x, y, dx, dy}",
+            "types: click, down, up, move {x, y, button, count}, key {key, modifiers}, "
+            "text {text}, wheel {x, y, dx, dy}",
         ) from exc
 
 
@@ -100,6 +110,13 @@ async def _play(page: Page, events: list[InputEvent], held: Takeover) -> None:
                     event.x, event.y, button=event.button, click_count=event.count
                 )
                 held.clicks += 1
+            elif isinstance(event, Pointer):
+                await page.mouse.move(event.x, event.y)
+                if event.type == "down":
+                    await page.mouse.down(button=event.button, click_count=event.count)
+                    held.clicks += 1
+                elif event.type == "up":
+                    await page.mouse.up(button=event.button, click_count=event.count)
             elif isinstance(event, Key):
                 await page.keyboard.press("+".join([*event.modifiers, event.key]))
                 held.keys += 1

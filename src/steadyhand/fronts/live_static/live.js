@@ -168,15 +168,36 @@ function send(events) {
   return state.sending;
 }
 
-function onScreenClick(event) {
+// Mouse buttons go as they happen (down, moves while held, up), with the click count:
+// a double click or a drag on the screen is one on the page.
+let lastMove = 0;
+function onScreenMouse(event) {
   if (!state.taken) return;
-  const point = toCss(event.clientX, event.clientY);
-  if (point) send([{type: "click", x: point.x, y: point.y}]);
+  event.preventDefault();
   $("screen-wrap").focus();
+  const point = toCss(event.clientX, event.clientY);
+  if (!point) return;
+  const button = ["left", "middle", "right"][event.button] || "left";
+  if (event.type === "mousemove") {
+    if (!event.buttons || Date.now() - lastMove < 50) return;
+    lastMove = Date.now();
+    send([{type: "move", x: point.x, y: point.y}]);
+  } else {
+    const type = event.type === "mousedown" ? "down" : "up";
+    send([{type, x: point.x, y: point.y, button, count: Math.min(3, Math.max(1, event.detail))}]);
+  }
+}
+
+function onScreenPaste(event) {
+  if (!state.taken) return;
+  event.preventDefault();
+  const text = event.clipboardData.getData("text");
+  if (text) send([{type: "text", text}]);
 }
 
 function onScreenKey(event) {
   if (!state.taken) return;
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "v") return;  // a paste
   event.preventDefault();
   const mods = [];
   if (event.altKey) mods.push("Alt");
@@ -358,7 +379,9 @@ async function start() {
   $("handback").addEventListener("click", handBack);
   $("boxes").addEventListener("change", (e) => { state.boxesShown = e.target.checked; drawBoxes(); });
   const wrap = $("screen-wrap");
-  wrap.addEventListener("click", onScreenClick);
+  for (const kind of ["mousedown", "mouseup", "mousemove"]) wrap.addEventListener(kind, onScreenMouse);
+  wrap.addEventListener("contextmenu", (event) => { if (state.taken) event.preventDefault(); });
+  wrap.addEventListener("paste", onScreenPaste);
   wrap.addEventListener("keydown", onScreenKey);
   wrap.addEventListener("wheel", onScreenWheel, {passive: false});
   if ("Notification" in window && Notification.permission === "default") {
