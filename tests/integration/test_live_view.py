@@ -294,6 +294,14 @@ def test_take_over_type_into_a_field_and_hand_back(person: Page, daemon: Daemon,
     paused = daemon.cli("type", name, "agent text", "--session", "drive", "--json")
     assert paused.rc != 0 and paused.json["error"]["code"] == "session_paused", paused.out
     assert daemon.cli("snapshot", "--session", "drive").rc == 0, "reads still answer"
+    waited: list[CliRun] = []
+    waiter = threading.Thread(
+        target=lambda: waited.append(
+            daemon.cli("wait", "--handback", "--session", "drive", "--timeout", "60000")
+        ),
+        daemon=True,
+    )
+    waiter.start()  # the agent waits for the person
 
     # The person clicks the Name field on the live screen and types.
     shown = person.locator("#screen").bounding_box()
@@ -306,9 +314,12 @@ def test_take_over_type_into_a_field_and_hand_back(person: Page, daemon: Daemon,
     person.mouse.dblclick(shown["x"] + double[0] * scale, shown["y"] + double[1] * scale)
     assert wait_until(lambda: "double clicked" in daemon.cli("snapshot", "--session", "drive").out)
 
+    assert not waited, "the agent's wait lasts while the person drives"
     person.get_by_role("button", name="Hand back").click()
     expect(person.get_by_role("button", name="Take over")).to_be_visible()
     expect(person.locator("#status")).to_contain_text("3 clicks, 6 keys")
+    waiter.join(30)
+    assert waited and waited[0].rc == 0 and "--handback" in waited[0].out, waited
     assert value_of(daemon, "drive", "document.getElementById('name').value") == "Grac"
     again = daemon.cli("type", name, "Ada", "--session", "drive")  # the agent acts again
     assert again.rc == 0, again.err

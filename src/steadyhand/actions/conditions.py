@@ -176,6 +176,21 @@ class RefCondition(Condition):
         await self._drop()
 
 
+class HandbackCondition(Condition):
+    """The session is no longer taken over by a person (live view): `driven` says False."""
+
+    label = "--handback"
+
+    def __init__(self, driven: Callable[[], bool]) -> None:
+        self._driven = driven
+
+    async def holds(self) -> bool:
+        return not self._driven()
+
+    def unmet(self) -> str:
+        return "--handback (a person still drives the session)"
+
+
 class SleepCondition(Condition):
     """At least `ms` milliseconds since the wait began (cut to fit the deadline)."""
 

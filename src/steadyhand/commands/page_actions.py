@@ -11,6 +11,7 @@ from pydantic import Field
 
 from steadyhand.actions.conditions import (
     Condition,
+    HandbackCondition,
     LoadCondition,
     LoadState,
     RefCondition,
@@ -218,6 +219,11 @@ class WaitParams(TabParams):
     ms: int | None = Field(
         None, ge=0, le=600_000, description="at least this long (cut to the command's deadline)"
     )
+    handback: bool = Field(
+        False,
+        description="until a person who took the session over (live view) hands it back; "
+        "give a long --timeout",
+    )
 
 
 class WaitResult(PageResult):
@@ -243,6 +249,9 @@ def _conditions(call: Call, tab: Tab, params: WaitParams, budget_ms: float) -> l
         found.append(LoadCondition(tab, params.load, max(1.0, budget_ms)))
     if params.ms is not None:
         found.append(SleepCondition(params.ms, budget_ms))
+    if params.handback:
+        takeovers, name = call.runtime.live.takeovers, call.session_name
+        found.append(HandbackCondition(lambda: takeovers.get(name) is not None))
     return found
 
 
@@ -267,7 +276,7 @@ async def wait(call: Call, params: WaitParams) -> WaitResult:
             ErrorCode.BAD_REQUEST,
             "wait needs at least one condition",
             "e.g. wait --text Saved, --text-gone Loading, --url '*/done', --ref e12, "
-            "--ref-gone e12, --load networkidle, --ms 500",
+            "--ref-gone e12, --load networkidle, --ms 500, --handback",
         )
     try:
         while True:

@@ -71,7 +71,7 @@ class Takeovers:
         raise SteadyhandError(
             ErrorCode.SESSION_PAUSED,
             f"a person drives session {session!r}{why}: {command} is refused until they hand back",
-            "try again after they hand back (`sessions` shows `taken_over` until then); "
-            "reads such as snapshot still answer",
+            "`wait --handback --timeout 600000` returns when they do (or after 10 min); "
+            "reads such as snapshot still answer meanwhile",
             {"session": session, "since": held.since, "reason": held.reason},
         )
