@@ -6,6 +6,7 @@ the module's daemon; a second client (the CLI) acts as the agent meanwhile.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import threading
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from steadyhand.client import DaemonBackend
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
 from tests.http_server import HttpServer
 from tests.live_page import browser, frames, log_in, person, serving, wait_for_frames, watch
@@ -352,3 +354,23 @@ def test_input_is_refused_unless_taken_over_and_bad_input_is_a_clear_error(
         done = api.post("/live/api/handback", json={"session": "inputs"}).json()["result"]
         assert (done["clicks"], done["keys"]) == (1, 0)
     assert daemon.cli("snapshot", "--session", "inputs").rc == 0, "the session lives on"
+
+
+def test_a_stream_ends_when_the_daemon_stops(fresh_daemon: Daemon, site: str) -> None:
+    """A watcher does not hold the daemon up: `daemon stop` ends its stream at once."""
+    d = fresh_daemon
+    opened(d, site, "stops")
+
+    async def watch_until_stopped() -> tuple[list[str], CliRun]:
+        backend = DaemonBackend(d.settings, autostart=False)
+        events = backend.stream("live.screen", {"session": "stops"})
+        kinds = [(await anext(events))["kind"], (await anext(events))["kind"]]
+        stopping = asyncio.create_task(asyncio.to_thread(d.cli, "daemon", "stop"))
+        kinds += [event["kind"] async for event in events]  # ends when the daemon stops
+        return kinds, await stopping
+
+    kinds, stopped = asyncio.run(watch_until_stopped())
+    assert kinds[:2] == ["tab", "frame"], kinds
+    assert stopped.rc == 0, stopped.err
+    log = (d.settings.state_dir / "daemon.log").read_text()
+    assert "Traceback" not in log and "failed outside" not in log

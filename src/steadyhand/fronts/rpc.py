@@ -91,6 +91,10 @@ class RpcServer:
                         self._idle.set()
         except ConnectionError:
             pass
+        except asyncio.CancelledError:
+            # The daemon stops with this connection open: end as closed. (Python 3.11's
+            # stream callback logs a handler that ended cancelled as an error.)
+            pass
         finally:
             writer.close()
 
@@ -182,6 +186,8 @@ async def _live(
                 await asyncio.wait({following, stopping}, return_when=asyncio.FIRST_COMPLETED)
                 if not following.done():  # the daemon stops: so does the stream
                     following.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                        await following  # before the generator is closed
                     return {"ended": "the daemon stopped"}
                 try:
                     event = following.result()
