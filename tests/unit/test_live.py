@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -12,6 +13,7 @@ from steadyhand.fronts.live_auth import COOKIE, Logins
 from steadyhand.live import feed as feed_module
 from steadyhand.live.feed import Feed
 from steadyhand.live.remote_input import Click, Key, Pointer, Text, parse_events
+from steadyhand.live.screen import TabScreen
 from steadyhand.live.takeover import Takeovers
 
 
@@ -113,3 +115,43 @@ def test_input_events_are_checked_and_typed() -> None:
     for not_a_list in not_lists:
         with pytest.raises(SteadyhandError):
             parse_events(not_a_list)
+
+
+class _Cdp:
+    """Stands in for the CDP session: counts acknowledgements."""
+
+    def __init__(self) -> None:
+        self.acks = 0
+
+    async def send(self, method: str, params: dict[str, object]) -> None:
+        self.acks += 1
+
+
+def test_a_tab_screen_sends_at_most_max_fps_and_ends_on_the_newest_frame() -> None:
+    """Chromium may send frames faster than they are acknowledged (it keeps several in
+    flight): watchers still get at most max_fps a second, and the last frame sent."""
+
+    async def run() -> tuple[list[int], float, int]:
+        screen = TabScreen(page=None, tab_id="t1", max_fps=5, quality=60, label="s/t1")  # type: ignore[arg-type]
+        cdp = _Cdp()
+        screen._cdp = cdp  # type: ignore[assignment]
+        got: list[int] = []
+        queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(1)
+        screen._watchers.add(queue)
+        started = time.monotonic()
+        for i in range(60):  # 60 frames in about 0.6 s
+            screen._frame({"data": str(i), "metadata": {}, "sessionId": i})
+            await asyncio.sleep(0.01)
+            while not queue.empty():
+                got.append(int(str(queue.get_nowait()["data"])))
+        elapsed = time.monotonic() - started
+        await asyncio.sleep(0.3)  # the newest one's turn comes
+        while not queue.empty():
+            got.append(int(str(queue.get_nowait()["data"])))
+        return got, elapsed + 0.3, cdp.acks
+
+    got, elapsed, acks = asyncio.run(run())
+    assert got[-1] == 59, "the newest frame is the last one sent"
+    assert got == sorted(got)
+    assert len(got) <= 1 + elapsed * 5 + 1, (len(got), elapsed)
+    assert acks >= 1

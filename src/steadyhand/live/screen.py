@@ -1,11 +1,12 @@
 """A screen a person watches: a tab's CDP screencast, or the X screen of the desktop.
 
 One `Screen` per tab (or desktop) is shared by all its watchers. It runs only while
-someone watches: the first `join` starts it, the last `leave` stops it. Its rate is
+someone watches: the first watcher starts it, the last one leaving stops it. Its rate is
 bounded at the source: a tab's next frame is acknowledged to Chromium (which sends no
-other until then) no sooner than 1/max_fps after the last, so an idle page costs nothing
-and a busy one at most max_fps JPEG encodes a second. A watcher holds only the newest
-frame: one that reads slowly skips frames, it never queues them.
+more until then) no sooner than 1/max_fps after the last, so an idle page costs nothing
+and a busy one about max_fps JPEG encodes a second; and watchers get at most max_fps
+frames a second, always ending on the newest. A watcher holds only the newest frame:
+one that reads slowly skips frames, it never queues them.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from typing import Any
 from playwright.async_api import CDPSession, Error, Page
 
 from steadyhand.desktop import see
+from steadyhand.errors import ErrorCode, SteadyhandError
 
 log = logging.getLogger("steadyhand.live")
 
 Frame = dict[str, Any]
+CDP_WAIT_S = 10.0  # starting or stopping a screencast longer than this: the tab is stuck
 
 
 class Screen:
@@ -86,9 +89,22 @@ class TabScreen(Screen):
         self.label = label  # session/tab, as daemon.status lists the screens watched
         self.quality = quality
         self._cdp: CDPSession | None = None
-        self._last_at = 0.0
+        self._acked_at = 0.0  # when the last frame was (or is to be) acknowledged
+        self._sent_at = 0.0  # when the last frame went to the watchers
+        self._waiting: Frame | None = None  # the newest frame, until its turn comes
 
     async def start(self) -> None:
+        try:
+            await asyncio.wait_for(self._start(), CDP_WAIT_S)
+        except TimeoutError as exc:
+            await self.stop()
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"tab {self.tab_id} did not start its screencast within {CDP_WAIT_S:g} s",
+                "the page may be hung or stopped by a dialog; reload the live view",
+            ) from exc
+
+    async def _start(self) -> None:
         cdp = await self.page.context.new_cdp_session(self.page)
         cdp.on("Page.screencastFrame", self._frame)
         self._cdp = cdp
@@ -105,31 +121,50 @@ class TabScreen(Screen):
 
     async def stop(self) -> None:
         cdp, self._cdp = self._cdp, None
+        self._waiting = None
         if cdp is None:
             return
-        with contextlib.suppress(Error):
-            await cdp.send("Page.stopScreencast")
-            await cdp.detach()
+        with contextlib.suppress(Error, TimeoutError):
+            await asyncio.wait_for(cdp.send("Page.stopScreencast"), CDP_WAIT_S)
+        with contextlib.suppress(Error, TimeoutError):  # even when the stop failed
+            await asyncio.wait_for(cdp.detach(), CDP_WAIT_S)
 
     def _frame(self, params: dict[str, Any]) -> None:
         meta = params.get("metadata", {})
-        self.emit(
-            {
-                "kind": "frame",
-                "tab": self.tab_id,
-                "mime": "image/jpeg",
-                "data": params["data"],  # base64 already
-                "css_width": meta.get("deviceWidth"),
-                "css_height": meta.get("deviceHeight"),
-                "offset_top": meta.get("offsetTop", 0),
-                "ts": time.time(),
-            }
-        )
+        frame = {
+            "kind": "frame",
+            "tab": self.tab_id,
+            "mime": "image/jpeg",
+            "data": params["data"],  # base64 already
+            "css_width": meta.get("deviceWidth"),
+            "css_height": meta.get("deviceHeight"),
+            "offset_top": meta.get("offsetTop", 0),
+            "ts": time.time(),
+        }
+        loop = asyncio.get_running_loop()
         now = time.monotonic()
-        delay = max(0.0, self._last_at + self.interval_s - now)
-        self._last_at = now + delay
-        session_id = params["sessionId"]
-        asyncio.get_running_loop().call_later(delay, self._ack, session_id)
+        # Chromium keeps more than one frame in flight, so acks alone do not bound the
+        # rate: a frame that comes before its turn waits for it, and a newer one that
+        # comes meanwhile takes its place (watchers always end on the newest).
+        turn = self._sent_at + self.interval_s
+        if now >= turn and self._waiting is None:
+            self._send(frame)
+        else:
+            if self._waiting is None:
+                loop.call_later(max(0.0, turn - now), self._send_waiting)
+            self._waiting = frame
+        delay = max(0.0, self._acked_at + self.interval_s - now)
+        self._acked_at = now + delay
+        loop.call_later(delay, self._ack, params["sessionId"])
+
+    def _send(self, frame: Frame) -> None:
+        self._sent_at = time.monotonic()
+        self.emit(frame)
+
+    def _send_waiting(self) -> None:
+        frame, self._waiting = self._waiting, None
+        if frame is not None and self._cdp is not None:
+            self._send(frame)
 
     def _ack(self, session_id: int) -> None:
         cdp = self._cdp
