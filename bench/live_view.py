@@ -38,6 +38,7 @@ import contextlib
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -73,6 +74,7 @@ SEES = ("unwatched", "watched")
 CELLS = tuple((kind, seen) for kind in ("raw", "steadyhand") for seen in SEES)
 TICK = os.sysconf("SC_CLK_TCK")
 FIRST_FRAME_S = 3.0
+LEAVE_S = 15.0
 
 
 # --- CPU -------------------------------------------------------------------------------
@@ -172,11 +174,20 @@ class Watcher:
             return False
         return True
 
-    async def leave(self) -> None:
+    async def leave(self) -> list[str]:
+        """Stop watching; a problem if that hangs (its stack goes to stderr)."""
         self.task.cancel()
+        done, _ = await asyncio.wait({self.task}, timeout=LEAVE_S)
+        if not done:
+            self.task.print_stack(file=sys.stderr)
+            return [f"live.screen watcher still leaving after {LEAVE_S} s (stack on stderr)"]
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
-        await self.stream.aclose()
+        try:
+            await asyncio.wait_for(self.stream.aclose(), LEAVE_S)
+        except TimeoutError:
+            return [f"live.screen stream not closed after {LEAVE_S} s"]
+        return []
 
 
 class RawScreencast:
@@ -220,11 +231,15 @@ class RawScreencast:
             )
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    async def stop(self) -> None:
+    async def stop(self) -> list[str]:
         cdp, self.cdp = self.cdp, None
         if cdp is not None:
-            await cdp.send("Page.stopScreencast")
-            await cdp.detach()
+            try:
+                await asyncio.wait_for(cdp.send("Page.stopScreencast"), LEAVE_S)
+                await asyncio.wait_for(cdp.detach(), LEAVE_S)
+            except TimeoutError:
+                return [f"raw screencast not stopped after {LEAVE_S} s"]
+        return []
 
 
 # --- 1. screen: frames and CPU ---------------------------------------------------------
@@ -251,7 +266,7 @@ async def screen_windows(
     warm = Watcher(backend, "screen")  # warm-up: not counted
     await warm.first_frame()
     await asyncio.sleep(1.0)
-    await warm.leave()
+    problems.extend(await warm.leave())
     cells = [(side, page, seen) for side in sides for page in PAGES for seen in SEES]
     for round_no in range(args.windows):
         shift = round_no % len(cells)
@@ -281,10 +296,10 @@ async def screen_windows(
                 used["fps"] = sum(began <= ts for ts, _b in watcher.frames) / used["wall_s"]
                 sizes[f"{side} {page}"].extend(b for _ts, b in watcher.frames)
                 if isinstance(watcher, Watcher):
-                    await watcher.leave()
+                    problems.extend(await watcher.leave())
                     problems.extend(await check_stopped(backend, page))
                 else:
-                    await watcher.stop()
+                    problems.extend(await watcher.stop())
             results[key].append(used)
     return results, sizes, problems
 
@@ -348,7 +363,7 @@ async def click_cell(
             return await raw_click(page)
         finally:
             if cast is not None:
-                await cast.stop()
+                problems.extend(await cast.stop())
     watcher = Watcher(backend, "click") if seen == "watched" else None
     if watcher is not None and not await watcher.first_frame():
         problems.append("steadyhand: no live.screen frame within the wait")
@@ -356,7 +371,7 @@ async def click_cell(
         return await steadyhand_click(backend, "click")
     finally:
         if watcher is not None:
-            await watcher.leave()
+            problems.extend(await watcher.leave())
 
 
 # --- run and report --------------------------------------------------------------------
