@@ -58,6 +58,7 @@ bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/fronts_mcp.py
 	$(PY) bench/observe.py
 	$(PY) bench/report.py
+	$(PY) bench/live_view.py
 	$(PY) bench/endpoints.py
 	$(PY) bench/store.py
 	$(PY) bench/extension_relay.py
