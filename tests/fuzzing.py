@@ -51,6 +51,7 @@ SKIP = {
 }
 # After these the fuzz session may be gone, suspended or elsewhere: it is made live again.
 DISRUPTIVE = {
+    "takeover",
     "close",
     "session.suspend",
     "tab.close",
@@ -456,11 +457,14 @@ class Fuzzer:
         return rpc_client.call(self.settings, method, params, autostart=False)
 
     def ensure_live(self) -> None:
-        """The fuzz session active on the form page (a case may have closed, suspended or
-        moved it)."""
+        """The fuzz session active on the form page (a case may have closed, suspended,
+        moved or taken it over)."""
         patient = "30000"  # the daemon's tiers are short; starting Chromium under load is not
         page = f"{self.site}/{LIVE_PAGE}"
-        status = {s["name"]: s["status"] for s in self.rpc("sessions")["sessions"]}.get(LIVE)
+        listed = {s["name"]: s for s in self.rpc("sessions")["sessions"]}.get(LIVE, {})
+        if listed.get("taken_over"):  # a `takeover` case paused the agent on it
+            self.rpc("handback", session=LIVE)
+        status = listed.get("status")
         if status == "suspended":
             self.rpc("session.restore", name=LIVE, timeout=patient)
         elif status != "active":

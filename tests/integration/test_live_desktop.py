@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import Daemon
+from tests.conftest import Daemon, wait_until
 from tests.desktop_env import gtk3_form
 from tests.http_server import HttpServer
 from tests.integration.test_desktop import ref_of, snap
@@ -53,4 +53,4 @@ def test_the_desktop_screen_and_its_events_are_shown(person: Page, desktop_daemo
     finally:
         kill_group(pid)
     person.goto("about:blank")  # nobody watches: the X screen is no longer read
-    assert d.call("daemon.status").get("screens_watched", []) == []
+    assert wait_until(lambda: d.call("daemon.status")["screens_watched"] == [])
