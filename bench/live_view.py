@@ -271,6 +271,7 @@ async def screen_windows(
     for round_no in range(args.windows):
         shift = round_no % len(cells)
         for side, page, seen in cells[shift:] + cells[:shift]:
+            note(f"screen window {round_no + 1}/{args.windows}: {side} {page} {seen}")
             if side == "raw":
                 await raw.goto(urls[page])
             else:
@@ -344,6 +345,7 @@ async def clicks(
     await backend.call("open", {"session": "click", "url": url})
     await raw.goto(url)
     for round_no in range(rounds + 1):
+        note(f"click round {round_no}/{rounds}" + (" (warm-up)" if not round_no else ""))
         shift = round_no % len(CELLS)
         for kind, seen in CELLS[shift:] + CELLS[:shift]:
             ms = await click_cell(backend, raw, kind, seen, fps=fps, problems=problems)
@@ -403,14 +405,21 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 raw = await browser.new_page(viewport={"width": 1280, "height": 800})
                 samples, more = await clicks(backend, raw, urls["counter"], args.rounds, args.fps)
             finally:
+                note("closing the raw browser")
                 await browser.close()
     finally:
+        note("closing steadyhand's engine")
         await backend.aclose()
         server.shutdown()
     left = owned_processes(state_dir)
     if left:
         more.append(f"steadyhand Chromium processes left after close: {sorted(left)}")
     return {"windows": windows, "sizes": sizes, "samples": samples, "problems": problems + more}
+
+
+def note(progress: str) -> None:
+    """Where the run is, on stderr (a run that hangs shows where)."""
+    print(f"  {progress}", file=sys.stderr, flush=True)
 
 
 def med(values: list[dict[str, float]], key: str) -> float:

@@ -49,13 +49,13 @@ class Screen:
     async def watch(self) -> AsyncIterator[asyncio.Queue[Frame]]:
         """A one-frame queue of the newest frame (the last one first) while the block runs."""
         queue: asyncio.Queue[Frame] = asyncio.Queue(1)
-        async with self._lock:
-            self._watchers.add(queue)
-            if len(self._watchers) == 1:
-                await self.start()
-        if self.last is not None:
-            queue.put_nowait(self.last)
-        try:
+        try:  # a watcher that leaves while the screen starts is gone too, and stops it
+            async with self._lock:
+                self._watchers.add(queue)
+                if len(self._watchers) == 1:
+                    await self.start()
+            if self.last is not None:
+                queue.put_nowait(self.last)
             yield queue
         finally:
             async with self._lock:
@@ -92,6 +92,7 @@ class TabScreen(Screen):
         self._acked_at = 0.0  # when the last frame was (or is to be) acknowledged
         self._sent_at = 0.0  # when the last frame went to the watchers
         self._waiting: Frame | None = None  # the newest frame, until its turn comes
+        self._unacked: set[int] = set()  # frames whose acknowledgement waits for its turn
 
     async def start(self) -> None:
         try:
@@ -124,6 +125,9 @@ class TabScreen(Screen):
         self._waiting = None
         if cdp is None:
             return
+        for session_id in self._unacked:  # frames held back by the rate bound: let them go
+            _ack_soon(cdp, session_id)
+        self._unacked.clear()
         with contextlib.suppress(Error, TimeoutError):
             await asyncio.wait_for(cdp.send("Page.stopScreencast"), CDP_WAIT_S)
         with contextlib.suppress(Error, TimeoutError):  # even when the stop failed
@@ -155,6 +159,7 @@ class TabScreen(Screen):
             self._waiting = frame
         delay = max(0.0, self._acked_at + self.interval_s - now)
         self._acked_at = now + delay
+        self._unacked.add(params["sessionId"])
         loop.call_later(delay, self._ack, params["sessionId"])
 
     def _send(self, frame: Frame) -> None:
@@ -167,11 +172,14 @@ class TabScreen(Screen):
             self._send(frame)
 
     def _ack(self, session_id: int) -> None:
-        cdp = self._cdp
-        if cdp is None:
-            return
-        task = asyncio.ensure_future(cdp.send("Page.screencastFrameAck", {"sessionId": session_id}))
-        task.add_done_callback(_quiet)
+        if self._cdp is not None and session_id in self._unacked:
+            self._unacked.discard(session_id)
+            _ack_soon(self._cdp, session_id)
+
+
+def _ack_soon(cdp: CDPSession, session_id: int) -> None:
+    task = asyncio.ensure_future(cdp.send("Page.screencastFrameAck", {"sessionId": session_id}))
+    task.add_done_callback(_quiet)
 
 
 class DesktopScreen(Screen):
