@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 from steadyhand.client import DaemonBackend
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
 from tests.http_server import HttpServer
-from tests.live_page import browser, frames, log_in, person, serving, wait_for_frames, watch
+from tests.live_page import browser, frames, log_in, person, serving, watch
 
 pytestmark = pytest.mark.integration
 __all__ = ["browser", "person"]  # fixtures of tests/live_page.py
@@ -56,6 +57,17 @@ def value_of(daemon: Daemon, session: str, script: str) -> Any:
     run = daemon.cli("evaluate", script, "--session", session, "--json")
     assert run.rc == 0, run.err
     return run.json["result"]["value"]
+
+
+def settled(page: Page) -> None:
+    """Wait until the live screen got no new frame for a second (the page is still)."""
+
+    def still() -> bool:
+        count = frames(page)
+        time.sleep(1.0)
+        return frames(page) == count
+
+    assert wait_until(still, 30)
 
 
 def name_field(daemon: Daemon, session: str) -> str:
@@ -161,13 +173,14 @@ def test_screencast_frames_change_after_a_click(person: Page, daemon: Daemon, si
     assert daemon.cli("daemon", "status", "--json").json["result"]["screens_watched"] == [
         "screen/t1"
     ]
-    before = person.eval_on_selector("#screen", "img => img.src")
-    count = frames(person)
     target = ref_of(daemon, "screen", 'button "Hover target"')  # the pointer over it: "hovered yes"
+    settled(person)  # the page shows what it shows until the click
+    before = person.eval_on_selector("#screen", "img => img.src")
     assert daemon.cli("click", target, "--session", "screen").rc == 0
-    wait_for_frames(person, count + 1)
+    person.wait_for_function(
+        "before => document.getElementById('screen').src !== before", arg=before, timeout=15_000
+    )
     after = person.eval_on_selector("#screen", "img => img.src")
-    assert after != before
     assert base64.b64decode(after.split(",", 1)[1])[:2] == b"\xff\xd8", "a JPEG frame"
 
     # The agent moves to a new tab: the screen follows it.
