@@ -153,7 +153,7 @@ class Daemon:
 
 def make_settings(state_dir: Path, **overrides: Any) -> Settings:
     """Settings for a test daemon. A module's daemon serves many tests' sessions, so the
-    pool cap is raised unless a test sets it (tests/integration/test_pool.py does); an
+    pool cap is raised unless a test sets it (tests/integration/test_sessions.py does); an
     extension relay (`extension pair`, fuzzed too) takes any free port, not the fixed one."""
     defaults = {"max_sessions": 64, "extension_port": 0}
     return Settings.load(state_dir=state_dir, **(defaults | overrides))

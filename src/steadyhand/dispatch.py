@@ -10,7 +10,6 @@ import asyncio
 import difflib
 import json
 import logging
-import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -25,6 +24,7 @@ from steadyhand.actions.evidence import evidence_screenshot
 from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
@@ -35,12 +35,6 @@ from steadyhand.vault import NAME, mask_data, mask_error, mask_text
 
 log = logging.getLogger("steadyhand.dispatch")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
-
-# What Playwright says when the page, context or browser went away under a call.
-CLOSED = re.compile(r"has been closed|Target closed|Browser closed|Connection closed|crashed")
-
-# What Playwright says when the renderer of the page a call waited on died (SIGKILL, OOM).
-RENDERER_CRASHED = re.compile(r"\b(Target|Page) crashed")
 
 # Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
 MAX_DEPTH = 32
@@ -365,7 +359,7 @@ def _browser_gone(exc: Exception, session: Session) -> bool:
     """Whether a failure looks like the browser going away (its pages close first)."""
     if isinstance(exc, SteadyhandError):
         return exc.code == ErrorCode.UNKNOWN_TAB and not session.tabs
-    return bool(CLOSED.search(str(exc)))
+    return playwright_errors.browser_gone(str(exc))
 
 
 def _check_raw(command: Command, raw: dict[str, Any]) -> None:
@@ -435,7 +429,7 @@ def translate(
             f"{type(exc).__name__}: {first}",
             "see the daemon log; please report",
         )
-    if RENDERER_CRASHED.search(first):  # whether or not the crash closed the tab yet
+    if playwright_errors.renderer_crashed(first):  # whether or not the crash closed the tab
         return SteadyhandError(
             ErrorCode.BROWSER_CRASHED,
             f"the tab's renderer crashed while the command ran: {first}",
@@ -444,23 +438,23 @@ def translate(
         )
     if tab_closed and browser_running:
         return _closed_under(first)
-    if "not attached to the DOM" in text:
+    if playwright_errors.element_detached(text):
         return SteadyhandError(
             ErrorCode.STALE_REF,
             "the element was removed or re-rendered while the action waited for it",
             "take a new snapshot and use a ref from it",
         )
-    if "net::ERR_" in text:
+    if playwright_errors.load_failed(text):
         return SteadyhandError(
             ErrorCode.NAVIGATION_FAILED, first, "check the URL and that the server is up"
         )
-    if "Execution context was destroyed" in text or "navigat" in first.lower():
+    if playwright_errors.navigated(text):
         return SteadyhandError(
             ErrorCode.NAVIGATION_FAILED,
             f"the page navigated while the command ran: {first}",
             "wait for the page to settle, then take a new snapshot",
         )
-    if any(word in text for word in ("has been closed", "Target closed", "has been detached")):
+    if playwright_errors.target_closed(text):
         if browser_running:
             return _closed_under(first)
         return SteadyhandError(

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 Kind = Literal["text", "attr", "table", "markdown"]
@@ -49,7 +50,7 @@ async def read_selector(
             _ELEMENTS_JS, _args(kind, name)
         )
     except PlaywrightError as exc:
-        if "selector" not in str(exc).lower():
+        if not playwright_errors.bad_selector(str(exc)):
             raise
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,

@@ -15,6 +15,7 @@ import random
 
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 
 BASE_BACKOFF_S = 0.1
@@ -44,13 +45,13 @@ def classify(exc: PlaywrightError) -> Retryable | None:
     """The retryable reading of a Playwright error raised before the action took effect."""
     text = str(exc)
     first = first_line(exc)
-    if "not attached to the DOM" in text or "Element is detached" in text:
+    if playwright_errors.element_detached(text):
         return Retryable(
             ErrorCode.STALE_REF,
             "the element was removed or replaced while the action waited for it",
             "take a new snapshot and use a ref from it",
         )
-    if "Execution context was destroyed" in text or "navigat" in first.lower():
+    if playwright_errors.navigated(text):
         return Retryable(
             ErrorCode.NAVIGATION_FAILED,
             f"the page navigated while the action ran: {first}",

@@ -41,14 +41,10 @@ from steadyhand.actions.watchdog_patterns import (
     compile_patterns,
     load_patterns,
 )
+from steadyhand.engine import playwright_errors
 
 __all__ = ["Pattern", "builtin_patterns", "load_patterns", "sweep"]
 
-# Playwright's refusals to pass an element of another frame's document into this one.
-FOREIGN_HANDLE = (
-    "Unable to adopt element handle from a different document",
-    "JSHandles can be evaluated only in the context they were created",
-)
 CHAT_ROUNDS = 5  # widgets stacked over one point (a launcher over its own badge) - bounded
 # Containers whose dismissal failed, per page and document (performance.timeOrigin): they are
 # reported, not clicked again, until the page holds a new document - each try would cost the
@@ -294,7 +290,7 @@ async def _scan(
         result: dict[str, Any] = await page.evaluate(SCAN_JS, [specs, target, None, chat_only])
         return result
     except PlaywrightError as exc:
-        if target is None or not any(m in str(exc) for m in FOREIGN_HANDLE):
+        if target is None or not playwright_errors.foreign_handle(str(exc)):
             raise
     # The target lives in a cross-origin iframe: the page sees only the point it is drawn at.
     await target.scroll_into_view_if_needed(timeout=1000)

@@ -31,6 +31,7 @@ from steadyhand.call import Call
 from steadyhand.commands.act import Act, Aim
 from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
+from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.page_model import MODEL_OF_E
 from steadyhand.vault import REFERENCE, only_references, reference, uses_secret
@@ -126,7 +127,6 @@ async def click(call: Call, params: ClickParams) -> ActionResult:
     return await act.result("click", params.ref)
 
 
-CLICK_DONE = "click action done"  # Playwright's call log, once the click was dispatched
 LATE_NAVIGATION_S = 0.2  # after a failed try: time for a navigation it started to commit
 
 
@@ -168,7 +168,7 @@ async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
             # failed with stale_ref so, under load). The result reports where the tab is.
             # Under load the timeout can also fire as the click lands, before the call
             # log says so: a tab that navigated meanwhile was clicked too.
-            if CLICK_DONE in str(exc):
+            if playwright_errors.click_dispatched(str(exc)):
                 return
             await asyncio.sleep(LATE_NAVIGATION_S)  # a navigation it started commits
             if act.tab.page.url == url:
@@ -395,7 +395,7 @@ async def press(call: Call, params: PressParams) -> ActionResult:
             await act.run(body)
             act.detail["key"] = params.key
     except PlaywrightError as exc:
-        if "Unknown key" in str(exc):
+        if playwright_errors.unknown_key(str(exc)):
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"unknown key {params.key!r}",
@@ -479,7 +479,7 @@ async def _set_checked(call: Call, params: RefParams, wanted: bool) -> ActionRes
                 try:
                     await act.actionable(aim, toggle)
                 except PlaywrightError as exc:
-                    if "did not change its state" not in str(exc):
+                    if not playwright_errors.state_unchanged(str(exc)):
                         raise
                 check_checked(aim.what, wanted, await handle.evaluate(CHECKED_JS))
                 act.detail["checked"] = wanted

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from contextlib import suppress
 
 from playwright.async_api import Error as PlaywrightError
@@ -14,6 +13,7 @@ from steadyhand.actions.resolve import element
 from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.vault import mask_text
@@ -68,10 +68,6 @@ TO_JSON_JS = """value => {
   return {value: convert(value, 0), type};
 }"""
 
-# Playwright prefixes its errors with the API call ("Page.evaluate_handle: ").
-_API_PREFIX = re.compile(r"^\w+\.\w+: ")
-_GONE = ("Execution context was destroyed", "has been closed", "Target closed", "detached")
-
 
 class EvaluateParams(TabParams):
     expression: str = positional(
@@ -88,7 +84,7 @@ class EvaluateResult(PageResult):
 
 
 def _script_error(exc: PlaywrightError) -> SteadyhandError:
-    first = _API_PREFIX.sub("", str(exc).strip()).splitlines()[0]
+    first = playwright_errors.first_line_of(str(exc))
     if first.startswith("SyntaxError"):
         return SteadyhandError(
             ErrorCode.BAD_REQUEST,
@@ -109,7 +105,7 @@ async def _run(call: Call, tab: Tab, params: EvaluateParams) -> JSHandle:
         async with element(tab, params.ref, call.remaining_ms()) as target:
             return await target.handle.evaluate_handle(params.expression)
     except PlaywrightError as exc:
-        if any(word in str(exc) for word in _GONE):
+        if playwright_errors.script_interrupted(str(exc)):
             raise  # the page navigated or closed under the script: not the script's fault
         raise _script_error(exc) from exc
 

@@ -11,6 +11,7 @@ from pydantic import Field
 from steadyhand.call import Call
 from steadyhand.commands.results import NavigationResult, navigation_result
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.endpoints import cdp_url
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import url_refusal
@@ -84,7 +85,7 @@ async def goto(call: Call, tab: Tab, url: str) -> NavigationResult:
     try:
         response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
     except PlaywrightError as exc:
-        if "net::ERR_" in str(exc):
+        if playwright_errors.load_failed(str(exc)):
             # Chromium commits its error page right after a failed load; let it land so
             # the next navigation of this tab is not interrupted by it.
             with contextlib.suppress(PlaywrightError):

@@ -12,6 +12,7 @@ from steadyhand.actions.resolve import element
 from steadyhand.call import Call
 from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import Result, TabParams, command, file_path
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.labels import draw, erase, labels_for
@@ -55,7 +56,7 @@ async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> byt
                 path=path, full_page=full_page, timeout=call.remaining_ms()
             )
         except PlaywrightError as exc:
-            if "Unable to capture screenshot" not in str(exc) or attempt == CAPTURE_TRIES:
+            if not playwright_errors.screenshot_unavailable(str(exc)) or attempt == CAPTURE_TRIES:
                 raise
             await asyncio.sleep(0.15 * attempt)
     raise AssertionError("unreachable")

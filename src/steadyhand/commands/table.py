@@ -2,8 +2,8 @@
 
 Each command is defined once, by decorating its handler with `@command`: its params and
 result models are read from the handler's annotations and its doc is the first line of
-its docstring. Every front (CLI, JSON-RPC, and later HTTP, MCP and tool schemas) is
-generated from COMMANDS.
+its docstring. Every front (CLI, JSON-RPC, HTTP with its OpenAPI document, MCP, the LLM
+tool schemas and the Python client) is generated from COMMANDS.
 """
 
 from __future__ import annotations

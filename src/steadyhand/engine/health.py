@@ -12,21 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Session
 
 if TYPE_CHECKING:
     from steadyhand.engine.engine import Engine
 
 log = logging.getLogger("steadyhand.health")
-
-NAVIGATING = re.compile(r"Execution context was destroyed|navigat", re.IGNORECASE)
 
 
 @dataclass
@@ -66,7 +64,7 @@ async def probe(session: Session, timeout_ms: float, health: Health) -> str:
         except TimeoutError:
             problems.append(f"tab {tab_id} did not answer within {timeout_ms:.0f} ms")
         except PlaywrightError as exc:
-            if tab.page.is_closed() or NAVIGATING.search(str(exc)):
+            if tab.page.is_closed() or playwright_errors.navigated(str(exc)):
                 return  # closed, or between two documents: alive either way
             problems.append(f"tab {tab_id}: {str(exc).strip().splitlines()[0]}")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.tree import Node
 
@@ -40,7 +41,7 @@ async def capture(tab: Tab, whole: bool = False) -> Capture:
         try:
             root, docs = await tab.model.read(tab.page, force=whole)
         except PlaywrightError as exc:
-            if "Execution context was destroyed" not in str(exc):
+            if not playwright_errors.context_destroyed(str(exc)):
                 raise
             continue  # it navigated while being read
         main_doc = docs.get(0, "")
