@@ -11,7 +11,8 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.config import Settings
-from steadyhand.dispatch import CLOSED, translate
+from steadyhand.dispatch import translate
+from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import new_page
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, Root, real
@@ -98,4 +99,6 @@ def test_a_page_being_made_when_the_browser_dies_fails_as_closed() -> None:
 
     with pytest.raises(PlaywrightError) as closed:
         asyncio.run(scenario())
-    assert CLOSED.search(str(closed.value)), "dispatch reruns the command after recovery"
+    assert playwright_errors.browser_gone(str(closed.value)), (
+        "dispatch reruns the command after recovery"
+    )
