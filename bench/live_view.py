@@ -49,11 +49,11 @@ from typing import Any
 
 from playwright.async_api import CDPSession, Page, async_playwright
 
+from endpoints import raw_click, steadyhand_click  # the same clicks, measured alike
 from steadyhand.client import LocalBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import BASE_ARGS, descendants, find_chromium, owned_processes
-from steadyhand.snapshot.lookup import find_ref
 
 STATIC = """<!doctype html><title>Static</title>
 <h1>A page that does not change</h1><p>Some text, <a href="#x">a link</a>.</p>"""
@@ -319,22 +319,6 @@ async def check_stopped(backend: LocalBackend, page: str) -> list[str]:
 
 
 # --- 2. click round trip ---------------------------------------------------------------
-
-
-async def raw_click(page: Page) -> float:
-    text = await page.aria_snapshot(mode="ai")
-    ref = find_ref(text, "button", "Count")
-    started = time.perf_counter()
-    await page.locator(f"aria-ref={ref}").click()
-    return (time.perf_counter() - started) * 1000
-
-
-async def steadyhand_click(backend: LocalBackend, session: str) -> float:
-    snap = await backend.call("snapshot", {"session": session})
-    ref = find_ref(snap["snapshot"], "button", "Count")
-    started = time.perf_counter()
-    await backend.call("click", {"session": session, "ref": ref})
-    return (time.perf_counter() - started) * 1000
 
 
 async def clicks(
