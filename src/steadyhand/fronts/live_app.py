@@ -40,7 +40,7 @@ from starlette.staticfiles import StaticFiles
 from steadyhand.client import Backend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.approver import HOW, refused
+from steadyhand.fronts.approver import DECIDING, HOW, refused
 from steadyhand.fronts.http_security import LOGIN_PATH, STATIC_PREFIX
 from steadyhand.fronts.live_auth import Login, Logins, clear_cookie, set_cookie
 
@@ -114,7 +114,7 @@ def live_routes(
     def decision(name: str, method: str) -> Callable[[Request], Awaitable[Response]]:
         async def run(request: Request) -> Response:
             async def decided() -> Any:
-                if name in ("approve", "deny", "handback"):
+                if name in DECIDING:
                     may_decide(request, name)
                 return await backend.call(method, await _json(request))
 
