@@ -11,6 +11,7 @@ import base64
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -382,7 +383,9 @@ def test_a_stream_ends_when_the_daemon_stops(fresh_daemon: Daemon, site: str) ->
         kinds += [event["kind"] async for event in events]  # ends when the daemon stops
         return kinds, await stopping
 
-    kinds, stopped = asyncio.run(watch_until_stopped())
+    # A thread of its own: the person's browser (sync Playwright) runs a loop in this one.
+    with ThreadPoolExecutor(1) as thread:
+        kinds, stopped = thread.submit(asyncio.run, watch_until_stopped()).result(120)
     assert kinds[:2] == ["tab", "frame"], kinds
     assert stopped.rc == 0, stopped.err
     log = (d.settings.state_dir / "daemon.log").read_text()
