@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 
 import pytest
 
+from steadyhand.desktop import see
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import live_auth
 from steadyhand.fronts.live_auth import COOKIE, Logins
 from steadyhand.live import feed as feed_module
 from steadyhand.live.feed import Feed
 from steadyhand.live.remote_input import Click, Key, Pointer, Text, parse_events
-from steadyhand.live.screen import TabScreen
+from steadyhand.live.screen import DesktopScreen, TabScreen
 from steadyhand.live.takeover import Takeovers
 
 
@@ -155,3 +157,30 @@ def test_a_tab_screen_sends_at_most_max_fps_and_ends_on_the_newest_frame() -> No
     assert got == sorted(got)
     assert len(got) <= 1 + elapsed * 5 + 1, (len(got), elapsed)
     assert acks >= 1
+
+
+def test_the_desktop_screen_sends_changes_only_and_says_once_that_x_is_gone(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Frames only when the pixels changed; a failing X read is logged once, not per read."""
+    reads = iter([OSError("no display")] * 5 + [b"\x00" * 12] * 3 + [b"\xff" * 12] * 40)
+
+    def grab() -> see.Canvas:
+        read = next(reads)
+        if isinstance(read, Exception):
+            raise read
+        return see.Canvas(2, 2, bytearray(read))
+
+    async def run() -> list[bytes]:
+        screen = DesktopScreen(max_fps=100, grab=grab)
+        shown: list[bytes] = []
+        async with screen.watch() as queue:
+            while len(shown) < 2:
+                frame = await asyncio.wait_for(queue.get(), 5)
+                shown.append(base64.b64decode(str(frame["data"])))
+        return shown
+
+    with caplog.at_level("WARNING", logger="steadyhand.live"):
+        shown = asyncio.run(run())
+    assert [png[:8] for png in shown] == [b"\x89PNG\r\n\x1a\n"] * 2 and shown[0] != shown[1]
+    assert [r.message for r in caplog.records] == ["desktop screen: no display"]

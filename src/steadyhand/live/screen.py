@@ -204,13 +204,16 @@ class DesktopScreen(Screen):
                 await task
 
     async def _poll(self) -> None:
+        failing = False
         while True:
             started = time.monotonic()
             try:
                 frame = await asyncio.to_thread(self._read)
+                failing = False
             except Exception as exc:  # X went away: say so once, then keep trying
-                log.warning("desktop screen: %s", exc)
-                frame = None
+                if not failing:
+                    log.warning("desktop screen: %s", exc)
+                failing, frame = True, None
             if frame is not None:
                 self.emit(frame)
             await asyncio.sleep(max(0.0, started + self.interval_s - time.monotonic()))
