@@ -45,10 +45,10 @@ from typing import Any
 from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.dispatch import execute
 from steadyhand.engine.chromium import find_chromium
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
+from steadyhand.execute.run import execute
 from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store

@@ -2,7 +2,7 @@
 
 An engine in this process (steadyhand.client.LocalBackend) with logging set up as the
 daemon sets it up (JSON lines to the rotating file at `log_level`), on the form fixture.
-Each action runs the whole dispatch; a timer around dispatch._record (row + index +
+Each action runs the whole execute/run.py; a timer around its recording (row + index +
 metrics + log line), and around its two parts (Store.log_action, the log line), gives the
 overhead of each action. Three kinds of action, interleaved so noise hits them alike:
 
@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from cli_latency import FIXTURES  # this folder's: run as `python bench/observe.py`
-from steadyhand import dispatch
 from steadyhand.client import LocalBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.errors import SteadyhandError
+from steadyhand.execute import record as recording
 from steadyhand.observe import log as observe_log
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
@@ -117,9 +117,9 @@ async def measure(n: int) -> None:
         }
         root_logger = logging.getLogger()
         with (
-            timing(dispatch, "_record", record),
+            timing(recording, "record", record),
             timing(Store, "log_action", row),
-            timing(dispatch, "action_logged", line),
+            timing(recording, "action_logged", line),
         ):
             for run in kinds.values():  # warm-up
                 await run()

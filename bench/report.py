@@ -34,6 +34,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
+from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import find_chromium, launch_args
@@ -46,6 +47,7 @@ from steadyhand.store.sqlite import Store
 
 SITE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "site"
 SESSION = "bench-report"
+NAVIGATIONS = frozenset(c.name for c in COMMANDS.values() if c.navigates)
 
 
 def ms(action: Callable[[], Any]) -> tuple[float, Any]:
@@ -118,7 +120,9 @@ def main() -> None:
         command_ms = statistics.median(t for t, _ in runs)
         out = runs[-1][1]
         store = Store(settings.state_dir / "steadyhand.sqlite")
-        read_ms, found = ms(lambda: entries_with_results(store, SESSION, every_life=True))
+        read_ms, found = ms(
+            lambda: entries_with_results(store, SESSION, NAVIGATIONS, every_life=True)
+        )
         items = [e for e, _ in found]
         render_ms, _ = ms(lambda: render(SESSION, items, results={e.id: r for e, r in found}))
         store.close()

@@ -8,9 +8,9 @@ fields, unknown keys, huge and unicode strings, odd refs, negative and huge numb
 Each call is checked against the rule "bad input gets a clear error and loses nothing":
 the reply is a result or a structured error whose `code` is one of ErrorCode (never
 `internal`, never an HTTP 500, a JSON-RPC internal error or an MCP protocol error), with a
-non-empty hint; and the action log gained exactly the rows dispatch.py writes for it: one
+non-empty hint; and the action log gained exactly the rows execute/run.py writes for it: one
 for every call of a command that touches a page (`Command.touches_page`) that reached
-`dispatch.execute` (refused or not), and for a policy refusal of any command; none else.
+`execute` (refused or not), and for a policy refusal of any command; none else.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class Outcome:
 
     code: str  # "ok" or the error's code
     problem: str | None = None
-    reached: bool = True  # the call reached dispatch.execute (so it may log a row)
+    reached: bool = True  # the call reached execute/run.py (so it may log a row)
 
 
 @dataclass
@@ -275,7 +275,7 @@ def log_rows(settings: Settings) -> int:
 
 
 def expected_rows(case: Case, outcome: Outcome) -> int:
-    """What dispatch.py writes: one row per call that reached execute() for a command that
+    """What execute/run.py writes: one row per call that reached execute() for a command that
     touches a page, whether it was refused, failed or ran; and for any other command the
     policy refused (a file outside the roots): refusals are evidence."""
     logged = COMMANDS[case.command].touches_page or outcome.code == "policy_denied"

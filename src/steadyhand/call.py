@@ -110,6 +110,30 @@ class Runtime:
 
 
 @dataclass
+class Outcome:
+    """What a command did besides its result: its result reports it, and so does its
+    error's data when it fails."""
+
+    restored: dict[str, Any] | None = None  # the suspended session it restored first
+    recovered: dict[str, Any] | None = None  # the crash recovery its session went through
+    reresolved: dict[str, str] = field(default_factory=dict)  # a stale ref -> its new ref
+    watchdog: list[dict[str, str]] = field(default_factory=list)  # interruptions cleared
+    retries: int = 0  # tries after the first
+    evidence: list[str] = field(default_factory=list)  # screenshots of its failure
+
+    def shown(self) -> dict[str, Any]:
+        """What an error's data says of it: the parts that happened."""
+        parts = {
+            "restored": self.restored,
+            "recovered": self.recovered,
+            "reresolved": self.reresolved,
+            "watchdog": self.watchdog,
+            "retries": self.retries,
+        }
+        return {name: value for name, value in parts.items() if value}
+
+
+@dataclass
 class Call:
     """One command in flight."""
 
@@ -122,7 +146,7 @@ class Call:
     started: float = field(default_factory=time.monotonic)
     # What the command did so far (retries, watchdog, re-resolved refs): in its result, and
     # in its error's data when it fails.
-    outcome: dict[str, Any] = field(default_factory=dict)
+    outcome: Outcome = field(default_factory=Outcome)
     # Param paths kept out of logs and the store, e.g. ("text",) or ("fields", "e7").
     redactions: set[tuple[str, ...]] = field(default_factory=set)
     approval: Decision | None = None  # the person's approval this call waited for, if any
@@ -145,10 +169,8 @@ class Call:
     def restart(self) -> None:
         """Forget what a first run did (it ran into a crash): the command runs again."""
         self.tab_id = self.tab_used = self.session_used = None
-        restored = self.outcome.get("restored")  # happened before the first run: still true
-        self.outcome.clear()
-        if restored is not None:
-            self.outcome["restored"] = restored
+        # A restore happened before the first run: still true.
+        self.outcome = Outcome(restored=self.outcome.restored)
 
     def keep(self, path: Path | str, kind: str, label: str) -> None:
         """Index a file this command wrote (screenshot, pdf, download, trace) with its action."""
@@ -216,7 +238,7 @@ class Call:
         report = await self.engine.restore_on_use(self.session_name)
         if report is None:
             return False
-        self.outcome["restored"] = {
+        self.outcome.restored = {
             "checkpoint": report["from"],
             "tabs": report["restored"],
             "lost": report["lost"],
@@ -241,7 +263,7 @@ class Call:
         )
         self.session_used = session
         if session.recovered is not None:
-            self.outcome["recovered"], session.recovered = session.recovered, None
+            self.outcome.recovered, session.recovered = session.recovered, None
         return session
 
     async def tab(self, tab_id: str | None, dialog_ok: bool = False) -> Tab:

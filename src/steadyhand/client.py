@@ -43,7 +43,7 @@ class Backend(Protocol):
     async def call(self, method: str, params: dict[str, Any]) -> Any: ...
 
     def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
-        """A live stream's events (steadyhand/live/service.py) until the caller stops."""
+        """A live stream's events (steadyhand/execute/live.py) until the caller stops."""
         ...
 
     async def aclose(self) -> None: ...
@@ -195,7 +195,7 @@ class LocalBackend:
             return self._runtime
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
-        from steadyhand.dispatch import execute
+        from steadyhand.execute.run import execute
 
         if method == "daemon.stop":
             raise SteadyhandError(
@@ -205,14 +205,14 @@ class LocalBackend:
             )
         runtime = await self._start()
         if method.startswith("live."):  # the live view's, as the socket answers them
-            from steadyhand.live import service
+            from steadyhand.execute import live as service
 
             return json.loads(json.dumps(await service.call(runtime, method, params)))
         # The result crosses the same JSON boundary as over the socket.
         return json.loads(json.dumps(await execute(runtime, method, params)))
 
     async def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
-        from steadyhand.live import service
+        from steadyhand.execute import live as service
 
         runtime = await self._start()
         async with contextlib.aclosing(await service.stream(runtime, method, params)) as events:

@@ -26,7 +26,7 @@ handler, and everything that leaves the daemon goes through `mask`: every loaded
 every value loaded before in this process) of at least MIN_MASK characters is replaced by
 its `{{secret:NAME}}` reference, in its plain, JSON-escaped, URL-encoded and HTML-escaped
 forms. The choke points that call it: command results, errors and progress notes
-(dispatch.execute), the action log and approvals rows (store/sqlite.py), every log line
+(execute/run.py), the action log and approvals rows (store/sqlite.py), every log line
 (observe/log.py), webhook bodies (webhook.py), snapshot, extract and evaluate text before it
 is cut into parts, and Playwright trace files (trace stop). Masking cannot see a value a
 script transformed, so `evaluate` is refused on a page a secret was typed into

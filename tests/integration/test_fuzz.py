@@ -9,7 +9,7 @@ them on one). The seed is fixed (derandomize); `bench/fuzz.py --cases N` runs th
 
 Each case must answer a result or a structured error (an ErrorCode, not `internal`, with a
 hint; no HTTP 500, no JSON-RPC internal error, no MCP protocol error) and add exactly the
-action_log rows dispatch.py writes for it; the daemon must answer `daemon.status` after
+action_log rows execute/run.py writes for it; the daemon must answer `daemon.status` after
 every batch and at the end.
 """
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from steadyhand.approvals.policy import ELEMENT_ACTS, Element, Policy
+from steadyhand.approvals.policy import Element, Policy
+from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
+
+# Which commands each rule applies to is the table's (the gate asks only those).
+ELEMENT_ACTS = sorted(name for name, c in COMMANDS.items() if c.on_element)
+NAVIGATIONS = sorted(name for name, c in COMMANDS.items() if c.navigates)
 
 ORDER = Element("button", "Place order")
 NOTE = Element("button", "Add note")
@@ -25,13 +30,14 @@ def test_nothing_is_gated_by_default() -> None:
 def test_names_gate_committing_acts_on_a_matching_element() -> None:
     policy = Policy(names="place order|delete")
     assert policy.active
-    for command in ("click", "download", "check", "uncheck", "select", "press"):
+    assert sorted(("click", "download", "check", "uncheck", "select", "press")) == ELEMENT_ACTS
+    for command in ELEMENT_ACTS:
         reason = policy.element(command, ORDER)
         assert reason is not None and 'button "Place order"' in reason
     assert policy.element("click", Element("button", "DELETE account")) is not None, "any case"
     assert policy.element("click", NOTE) is None
     for command in ("hover", "type", "fill", "scroll", "drag", "upload", "open"):
-        assert policy.element(command, ORDER) is None, command
+        assert not COMMANDS[command].on_element, command
 
 
 def test_select_is_gated_by_the_option_it_picks_too() -> None:
@@ -56,7 +62,8 @@ def test_domains_gate_navigation_to_the_host_and_its_subdomains() -> None:
     for url in ("https://notexample.com/", "https://example.com.evil.test/", "about:blank"):
         assert policy.navigation("open", url) is None, url
     assert policy.navigation("tab.new", "https://example.com/") is not None
-    assert policy.navigation("reload", "https://example.com/") is None
+    assert NAVIGATIONS == ["navigate", "open", "tab.new"]
+    assert not COMMANDS["reload"].navigates
 
 
 def test_a_link_leading_to_a_listed_domain_is_gated() -> None:
@@ -74,7 +81,7 @@ def test_a_locator_naming_a_matching_element_is_gated() -> None:
     policy = Policy(names="place order")
     assert policy.locator("click", 'role=button[name="Place Order"]') is not None
     assert policy.locator("click", "css=#order") is None
-    assert policy.locator("hover", "text=Place order") is None
+    assert not COMMANDS["hover"].on_element  # so the gate does not ask about its locator
 
 
 def test_uploads_are_gated_when_asked() -> None:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.dispatch import translate
 from steadyhand.errors import ERROR_CLASSES, ErrorCode, SteadyhandError, exit_code_for
+from steadyhand.execute.run import translate
 
 
 def test_every_code_has_distinct_rpc_code_and_a_class() -> None:

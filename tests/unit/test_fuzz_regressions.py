@@ -11,10 +11,10 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.config import Settings
-from steadyhand.dispatch import translate
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import new_page
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.execute.run import translate
 from steadyhand.files_policy import FileRoots, Root, real
 from steadyhand.fronts import rpc_client
 from steadyhand.store.artifacts import output_path

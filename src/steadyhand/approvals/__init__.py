@@ -1,6 +1,6 @@
 """The human approval gate: some calls wait for a person's `approve` before they run.
 
-policy.py says which calls (from the settings), gate.py gathers what it needs to know of a
+policy.py says which calls (from the settings), execute/gate.py gathers what it needs to know of a
 call and asks, registry.py keeps the requests and decisions and tells a person (through
 steadyhand/webhook.py).
 """

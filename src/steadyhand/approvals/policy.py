@@ -1,7 +1,7 @@
 """Which command calls a person must approve first, and why: the approval settings as rules.
 
 Pure decisions on what is known without touching the page (a ref's identity from the
-tab's registry, a URL, the command's name); gate.py gathers those facts for a call.
+tab's registry, a URL, the command's name); execute/gate.py gathers those facts for a call.
 
 - `approval_names` (a case-insensitive regex, searched in the accessible name): a click
   (double-click too), download, check, uncheck, select, or press on an element (`press
@@ -28,10 +28,6 @@ from urllib.parse import urljoin, urlsplit
 from steadyhand.config import Settings
 from steadyhand.engine.nav_policy import hosts
 from steadyhand.errors import ErrorCode, SteadyhandError
-
-# Commands that act on one element and commit something a person may care about.
-ELEMENT_ACTS = frozenset({"click", "download", "check", "uncheck", "select", "press"})
-NAVIGATIONS = frozenset({"open", "navigate", "tab.new"})
 
 
 @dataclass(frozen=True)
@@ -92,10 +88,12 @@ class Policy:
         return next((d for d in self.domains if host == d or host.endswith("." + d)), None)
 
     # Each rule below gives the reason a call needs approval, in words for a person; None
-    # when it needs none.
+    # when it needs none. Which commands each rule applies to is the table's to say
+    # (`navigates`, `on_element`): the gate (execute/gate.py) asks only those.
 
     def navigation(self, command: str, url: str) -> str | None:
-        domain = self.listed_domain(url) if command in NAVIGATIONS else None
+        """A navigating command (`open`, `navigate`, `tab.new`) going to `url`."""
+        domain = self.listed_domain(url)
         return None if domain is None else f"{command} to {domain} (listed in approval_domains)"
 
     def element(
@@ -105,9 +103,8 @@ class Policy:
         page_url: str = "",
         values: tuple[str, ...] = (),
     ) -> str | None:
-        """Acting on `element` with `command` (`values`: the options a select picks)."""
-        if command not in ELEMENT_ACTS:
-            return None
+        """Acting on `element` with a command that acts on one element, such as `click`
+        (`values`: the options a select picks)."""
         label = element.label()
         if self.name_matches(element.name):
             return f"{command} on {label}: its name matches approval_names"
@@ -141,7 +138,7 @@ class Policy:
 
     def locator(self, command: str, spec: str) -> str | None:
         """A locator whose own text matches approval_names (its element may not exist yet)."""
-        if command in ELEMENT_ACTS and self.name_matches(spec):
+        if self.name_matches(spec):
             return f"{command} on {spec}: the locator matches approval_names"
         return None
 

@@ -4,7 +4,7 @@ Importing the package registers every command, in the order the CLI lists them.
 """
 
 from steadyhand.commands import (  # noqa: F401  (imported to register their commands)
-    acting,
+    act_on_elements,
     approvals,
     desktop,
     desktop_events,

@@ -57,13 +57,22 @@ class DecideParams(Params):
     note: str | None = Field(None, description="a note for the record (and the agent)")
 
 
-@command("approve", touches_page=False, autostart=False, timeout="short")
+@command(
+    "approve",
+    touches_page=False,
+    autostart=False,
+    timeout="short",
+    for_agents=False,
+    decides=True,
+)
 async def approve(call: Call, params: DecideParams) -> ApprovalInfo:
     """Approve a pending request: the call waiting for it goes on."""
     return info(await call.runtime.approvals.decide(params.id, True, params.note))
 
 
-@command("deny", touches_page=False, autostart=False, timeout="short")
+@command(
+    "deny", touches_page=False, autostart=False, timeout="short", for_agents=False, decides=True
+)
 async def deny(call: Call, params: DecideParams) -> ApprovalInfo:
     """Deny a pending request: the call waiting for it fails with approval_denied."""
     return info(await call.runtime.approvals.decide(params.id, False, params.note))

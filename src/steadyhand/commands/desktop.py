@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, JsonValue
 
+from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
-from steadyhand.commands.results import TabInfo, tab_infos
 from steadyhand.commands.table import Params, Result, command, file_path, positional
 from steadyhand.desktop.router import Acted
 from steadyhand.desktop.transport import Want

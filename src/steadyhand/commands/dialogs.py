@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 
 PARKED_WAIT_S = 5.0  # the action the dialog stopped finishes once it is answered

@@ -9,9 +9,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import JSHandle
 from pydantic import Field, JsonValue
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.actions.resolve import element
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Tab
@@ -110,7 +110,7 @@ async def _run(call: Call, tab: Tab, params: EvaluateParams) -> JSHandle:
         raise _script_error(exc) from exc
 
 
-@command("evaluate", destructive=True)
+@command("evaluate", destructive=True, changes_page=True)
 async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
     """Run JavaScript in the page (or on an element) and return its value as JSON."""
     if not call.runtime.settings.allow_evaluate:

@@ -31,7 +31,7 @@ class Paired(Result):
     extension_dir: str = Field(description='load it unpacked in chrome://extensions ("" if absent)')
 
 
-@command("extension.pair", in_browser=False, touches_page=False, timeout="short")
+@command("extension.pair", in_browser=False, touches_page=False, timeout="short", for_agents=False)
 async def extension_pair(call: Call, params: PairParams) -> Paired:
     """Start the extension relay and print its URL and pairing token (kept across restarts)."""
     name = call.session_name if call.session_name != "default" else DEFAULT_SESSION

@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import Field
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.actions.extract import Kind, read_element, read_page, read_selector
 from steadyhand.actions.resolve import element
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.vault import mask_text

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from steadyhand.acting.loop import Act
+from steadyhand.acting.results import ActionResult
 from steadyhand.actions.verify import FILES_JS, Unverified
 from steadyhand.call import Call
-from steadyhand.commands.act import Act
-from steadyhand.commands.acting import TARGET_HELP, ActParams, click_once
-from steadyhand.commands.results import ActionResult
+from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams, click_once
 from steadyhand.commands.table import command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, confine
@@ -63,7 +63,7 @@ class DownloadParams(ActParams):
     ref: str = positional(TARGET_HELP)
 
 
-@command("download", acts=True, timeout="long")
+@command("download", acts=True, timeout="long", on_element=True)
 async def download(call: Call, params: DownloadParams) -> ActionResult:
     """Click an element that downloads a file; the file is saved and its path reported."""
     async with Act(call, params) as act:

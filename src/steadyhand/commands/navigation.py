@@ -8,8 +8,8 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.acting.results import NavigationResult, navigation_result
 from steadyhand.call import Call
-from steadyhand.commands.results import NavigationResult, navigation_result
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.endpoints import cdp_url
@@ -113,7 +113,7 @@ async def open_tab(call: Call, session: Session) -> Tab:
     return await session.new_tab()
 
 
-@command("open", creates_session=True, timeout="long")
+@command("open", creates_session=True, timeout="long", navigates=True)
 async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
@@ -131,7 +131,7 @@ class NavigateParams(TabParams):
     url: str = positional("URL to load in the tab")
 
 
-@command("navigate", creates_session=True, timeout="long")
+@command("navigate", creates_session=True, timeout="long", navigates=True)
 async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     """Load a URL in the current tab (opening a tab if the session has none)."""
     url = normalize_url(params.url)
@@ -161,13 +161,13 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
 
 
-@command("back", timeout="long")
+@command("back", timeout="long", changes_page=True)
 async def back(call: Call, params: TabParams) -> NavigationResult:
     """Go back one page in the tab's history (navigated=false when there is none)."""
     return await history_step(call, await call.tab(params.tab), "back")
 
 
-@command("forward", timeout="long")
+@command("forward", timeout="long", changes_page=True)
 async def forward(call: Call, params: TabParams) -> NavigationResult:
     """Go forward one page in the tab's history (navigated=false when there is none)."""
     return await history_step(call, await call.tab(params.tab), "forward")

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.lifecycle import NameParams
-from steadyhand.commands.table import Params, Result, command, file_path
+from steadyhand.commands.table import COMMANDS, Params, Result, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.trace import TraceEntry, entries_with_results, timeline_text
 from steadyhand.vault import mask_zip
@@ -47,7 +47,8 @@ async def recorded_actions(
     A session the store has never heard of is `unknown_session`; a known one may have none.
     """
     store = call.runtime.store
-    found = await asyncio.to_thread(entries_with_results, store, name, every_life)
+    navigations = frozenset(c.name for c in COMMANDS.values() if c.navigates)
+    found = await asyncio.to_thread(entries_with_results, store, name, navigations, every_life)
     if not found:
         recorded = await asyncio.to_thread(store.sessions)
         if name not in recorded:

@@ -9,6 +9,8 @@ from typing import Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.acting.loop import Act
+from steadyhand.acting.results import ActionResult, PageResult, page_result
 from steadyhand.actions.conditions import (
     Condition,
     HandbackCondition,
@@ -21,9 +23,7 @@ from steadyhand.actions.conditions import (
     UrlMatch,
 )
 from steadyhand.call import Call
-from steadyhand.commands.act import Act
-from steadyhand.commands.acting import ActParams
-from steadyhand.commands.results import ActionResult, PageResult, page_result
+from steadyhand.commands.act_on_elements import ActParams
 from steadyhand.commands.table import Result, TabParams, command, positional
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import Result, TabParams, command
 from steadyhand.engine.page_log import LEVELS, ConsoleEntry, NetworkEntry
 from steadyhand.store.redact import redact_url

@@ -8,8 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import TabParams, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 

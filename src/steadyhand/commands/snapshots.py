@@ -8,9 +8,9 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.acting.results import PageResult, page_result
 from steadyhand.actions.resolve import resolve_entry
 from steadyhand.call import Call
-from steadyhand.commands.results import PageResult, page_result
 from steadyhand.commands.table import Result, TabParams, command, positional
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError

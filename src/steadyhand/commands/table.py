@@ -9,70 +9,33 @@ tool schemas and the Python client) is generated from COMMANDS.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
-
 from steadyhand.call import Call
+from steadyhand.wire import (  # the models and markers every command is declared with
+    Params,
+    Result,
+    TabParams,
+    file_path,
+    positional,
+    secret_field,
+    sensitive_fields,
+)
 
-# Params that name an element by ref (or locator), and `fill`'s map keyed by ref: each
-# takes `@e12` too, the form agents know from other tools.
-REF_PARAMS = ("ref", "source", "target")
-REF_MAPS = ("fields",)
-_AT_REF = re.compile(r"@([ed][1-9][0-9]*)")
-
-
-def _bare(value: object) -> object:
-    if isinstance(value, str) and (match := _AT_REF.fullmatch(value)):
-        return match.group(1)
-    return value
-
-
-class Params(BaseModel):
-    """Fields every command takes."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    session: str = Field("default", description="session to act in")
-    timeout: str | None = Field(
-        None,
-        description="deadline for the whole command: short, medium, long (settings "
-        "timeout_*_ms), or milliseconds",
-        pattern=r"^(short|medium|long|[0-9]+(\.[0-9]+)?(ms|s)?)$",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _at_refs(cls, data: object) -> object:
-        """`@e12` is `e12` wherever a ref is taken."""
-        if not isinstance(data, dict):
-            return data
-        bare = {k: _bare(v) if k in REF_PARAMS else v for k, v in data.items()}
-        for name in REF_MAPS:
-            given = bare.get(name)
-            if isinstance(given, dict):
-                bare[name] = {_bare(k): v for k, v in given.items()}
-        return bare
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _timeout_text(cls, value: object) -> object:
-        # JSON callers may send milliseconds as a number.
-        return (
-            str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
-        )
-
-
-class TabParams(Params):
-    tab: str | None = Field(None, description="tab id (default: the last tab used)")
-
-
-class Result(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "Params",
+    "Result",
+    "TabParams",
+    "command",
+    "file_path",
+    "positional",
+    "secret_field",
+    "sensitive_fields",
+]
 
 P = TypeVar("P", bound=Params)
 R = TypeVar("R", bound=Result)
@@ -102,6 +65,21 @@ class Command:
     # Runs on the live session it names (restored first if suspended, `unknown_session`
     # before anything else if there is none); `close` needs only that the session exists.
     needs_session: bool = True
+    # Goes to a URL it is given: the approval policy's domain rules apply to it.
+    navigates: bool = False
+    # Acts on one element a person could be asked about: the policy's element rules apply.
+    on_element: bool = False
+    # May leave the page other than it found it: recovery reports it, checkpoints follow it.
+    changes_page: bool = False
+    # Offered to agents (MCP tools, LLM tool schemas). Not: stopping the daemon (it ends every
+    # other agent's sessions too), approving (an agent approving its own request would make
+    # the gate pointless), pairing the user's Chrome extension (its token has no business in
+    # a model's context). The CLI, JSON-RPC, HTTP and the Python client keep them all.
+    for_agents: bool = True
+    # A person's decision: it needs the approver's token when `approver_token` is set.
+    decides: bool = False
+    # Runs on a session a person has taken over (the others get `session_paused`).
+    during_takeover: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
@@ -120,6 +98,12 @@ def command(
     destructive: bool = False,
     streams: bool = False,
     needs_session: bool | None = None,
+    navigates: bool = False,
+    on_element: bool = False,
+    changes_page: bool = False,
+    for_agents: bool = True,
+    decides: bool = False,
+    during_takeover: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -149,43 +133,13 @@ def command(
             destructive=destructive,
             streams=streams,
             needs_session=touches_page and in_browser if needs_session is None else needs_session,
+            navigates=navigates,
+            on_element=on_element,
+            changes_page=changes_page or acts or creates_session,
+            for_agents=for_agents,
+            decides=decides,
+            during_takeover=during_takeover,
         )
         return handler
 
     return register
-
-
-def positional(description: str, default: Any = ..., sensitive: bool = False) -> Any:
-    """A field given on the CLI without a flag, in declaration order.
-
-    `sensitive`: it may carry a secret (text typed into a field), so it is redacted from
-    the log and the store unless the handler shows it went somewhere harmless.
-    """
-    extra: dict[str, JsonValue] = {"positional": True, "sensitive": sensitive}
-    return Field(default, description=description, json_schema_extra=extra)
-
-
-def sensitive_fields(model: type[BaseModel]) -> tuple[str, ...]:
-    """Params declared `sensitive` (redacted whole until a handler reveals them), or result
-    fields declared `secret_field` (the caller gets them; the log and the store do not)."""
-    return tuple(
-        name
-        for name, field in model.model_fields.items()
-        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("sensitive")
-    )
-
-
-def secret_field(description: str, default: Any = ...) -> Any:
-    """A result field that may carry a secret (a copied password): it reaches the caller,
-    and is redacted from the action log and the store."""
-    extra: dict[str, JsonValue] = {"sensitive": True}
-    return Field(default, description=description, json_schema_extra=extra)
-
-
-def file_path(description: str, positional: bool = False) -> Any:
-    """A filesystem path: the CLI makes it absolute against its working directory; the
-    daemon confines it to the file roots (files_policy.py) wherever it came from."""
-    extra: dict[str, JsonValue] = {"file_path": True}
-    if positional:
-        extra |= {"positional": True, "sensitive": False}
-    return Field(None, description=description, json_schema_extra=extra)

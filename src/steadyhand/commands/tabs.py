@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from steadyhand.call import Call
-from steadyhand.commands.navigation import goto, open_tab, refuse_blocked
-from steadyhand.commands.results import (
+from steadyhand.acting.results import (
     NavigationResult,
     PageResult,
     TabInfo,
@@ -12,6 +10,8 @@ from steadyhand.commands.results import (
     page_result,
     tab_infos,
 )
+from steadyhand.call import Call
+from steadyhand.commands.navigation import goto, open_tab, refuse_blocked
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.engine.urls import normalize_url
 
@@ -30,7 +30,7 @@ class TabNewParams(Params):
     url: str | None = positional("URL to open in the new tab", None)
 
 
-@command("tab.new", creates_session=True, timeout="long")
+@command("tab.new", creates_session=True, timeout="long", navigates=True)
 async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
     """Open a new tab (blank, or at a URL) and make it current."""
     url = normalize_url(params.url) if params.url else None

@@ -20,11 +20,13 @@ import socket
 import struct
 from pathlib import Path
 
+from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 
-# The commands that are a person's decision: an approval, and the end of a takeover.
-DECIDING = frozenset({"approve", "deny", "handback"})
+# The commands that are a person's decision (the table's `decides`): an approval, and the
+# end of a takeover.
+DECIDING = frozenset(name for name, c in COMMANDS.items() if c.decides)
 HEADER = "x-steadyhand-approver"
 HOW = (
     "a person approves with the CLI (`steadyhand approve ID`) as the daemon's user, or over "

@@ -352,12 +352,11 @@ def write_launcher(path: str) -> bool:
     interpreter's path cannot go on a `#!` line (spaces, too long) and pip's stays."""
     import os
 
-    import steadyhand
-
     python = sys.executable
     if not python or any(c.isspace() for c in python) or len(python) > 120:
         return False
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(steadyhand.__file__)))
+    # This file is steadyhand/fronts/cli_relay.py: the folder that holds the package.
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     text = LAUNCHER.format(python=python, package_parent=package_parent)
     temporary = path + ".tmp"
     with open(temporary, "w") as handle:

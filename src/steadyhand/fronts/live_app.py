@@ -12,7 +12,7 @@ Served by the HTTP front beside the API (fronts/http_app.py), behind the same Gu
   and input (with the CSRF token when authorised by the cookie);
 - `GET /live/api/artifact?path=P`: a screenshot the action log names (artifacts only).
 
-Every request becomes a command of the table or a `live.*` request (live/service.py) on
+Every request becomes a command of the table or a `live.*` request (execute/live.py) on
 the same backend as the API: the daemon, or the engine of `serve --local`.
 """
 
@@ -38,6 +38,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from steadyhand.client import Backend
+from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.approver import DECIDING, HOW, refused
@@ -160,9 +161,10 @@ def live_routes(
         Route(api + "screen", stream("live.screen"), methods=["GET"]),
         Route(api + "feed", stream("live.feed"), methods=["GET"]),
         Route(api + "artifact", artifact, methods=["GET"]),
-        *(
+        *(  # the page's buttons: a person's decisions, and taking over
             Route(api + name, decision(name, name), methods=["POST"])
-            for name in ("approve", "deny", "takeover", "handback")
+            for name, spec in COMMANDS.items()
+            if spec.decides or spec.during_takeover
         ),
         Route(api + "input", decision("input", "live.input"), methods=["POST"]),
         Mount(STATIC_PREFIX.rstrip("/"), StaticFiles(directory=STATIC), name="static"),

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from steadyhand.call import Runtime
-from steadyhand.dispatch import execute
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.execute import live
+from steadyhand.execute.run import execute
 from steadyhand.fronts import cli_host
 from steadyhand.fronts.approver import check_peer
-from steadyhand.live import service as live
 from steadyhand.vault import mask_error
 
 log = logging.getLogger("steadyhand.rpc")
@@ -146,7 +146,7 @@ async def handle_request(
     try:
         if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
             result = await cli_host.run(runtime, params or {}, notify, handle_request)
-        elif live.is_live(message["method"]):  # the live view's (live/service.py)
+        elif live.is_live(message["method"]):  # the live view's (execute/live.py)
             result = await _live(runtime, message["method"], params or {}, request_id, notify)
         else:
             if peer is not None:  # the socket's (None: in-process, the caller's own)

@@ -14,14 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from steadyhand.commands import Command
+from steadyhand.commands import COMMANDS, Command
 
-# Not offered to agents (MCP tools, LLM tool schemas): stopping the daemon ends every other
-# agent's sessions too, and approving is a person's decision (an agent approving its own
-# request would make the gate pointless), and so is pairing the user's Chrome extension
-# (its token has no business in a model's context; `--new` would unpair the user). The CLI,
-# JSON-RPC, HTTP and the Python client keep them.
-AGENT_HIDDEN = frozenset({"daemon.stop", "approve", "deny", "extension.pair"})
+# Not offered to agents (MCP tools, LLM tool schemas): the table's `for_agents=False`.
+AGENT_HIDDEN = frozenset(name for name, c in COMMANDS.items() if not c.for_agents)
 OUR_MARKERS = ("positional", "sensitive", "file_path", "title")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 

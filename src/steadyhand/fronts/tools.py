@@ -27,7 +27,7 @@ from typing import Any
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.agent_text import error_text, result_text
-from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema
+from steadyhand.fronts.schema import params_schema
 
 FORMATS = ("openai", "anthropic", "gemini")
 STYLES = ("flat", "granular", "all")
@@ -56,7 +56,7 @@ class ToolSpec:
 
 
 def agent_commands() -> list[Command]:
-    return [c for name, c in COMMANDS.items() if name not in AGENT_HIDDEN]
+    return [c for c in COMMANDS.values() if c.for_agents]
 
 
 def tool_name(command: str) -> str:

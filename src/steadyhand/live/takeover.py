@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
-HANDOVER = frozenset({"takeover", "handback"})  # the commands that pass a paused session
-
 
 @dataclass
 class Takeover:
@@ -63,9 +61,10 @@ class Takeovers:
         self._held.pop(session, None)
 
     def check(self, session: str, command: str) -> None:
-        """`session_paused` when a person drives `session` and `command` would change it."""
+        """`session_paused` when a person drives `session`: `command` would change it and is
+        not one that runs during a takeover (the table's `during_takeover`)."""
         held = self._held.get(session)
-        if held is None or command in HANDOVER:
+        if held is None:
             return
         why = f" ({held.reason})" if held.reason else ""
         raise SteadyhandError(

@@ -1,7 +1,7 @@
 """Structured logs: JSON lines to stderr and to a rotating file in the state dir.
 
 Every line is one JSON object with `ts`, `level`, `logger` and `event`. An action's lines
-(dispatch.py) also carry `session_id`, `tab`, `action_id`, `request_id`, `command`,
+(execute/run.py) also carry `session_id`, `tab`, `action_id`, `request_id`, `command`,
 `duration_ms`, `retries` and `ok`: info for an outcome, warning when it took retries,
 error when it failed, and debug for the DOM details (the element acted on, the page's
 changes). Lines are written through the standard library's logging (fields as `extra`)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,11 @@ class TraceEntry(BaseModel):
 
 
 def entries_with_results(
-    store: Store, session: str, every_life: bool = False
+    store: Store, session: str, navigations: Collection[str], every_life: bool = False
 ) -> list[tuple[TraceEntry, dict[str, Any]]]:
     """The session's actions, oldest first, each with its stored result (for a failure:
-    the error with its data).
+    the error with its data). `navigations`: the commands that go to a URL they are given
+    (the table's `navigates`).
 
     A name can be reused: after `close` the next `open` starts a new session of the same
     name. Only the actions of its latest life are returned (those after the last `close`
@@ -62,10 +64,10 @@ def entries_with_results(
     for artifact in store.artifacts(session):
         if artifact.action_id is not None:
             indexed.setdefault(artifact.action_id, []).append(artifact)
-    return [(entry(row, indexed.get(row.id, [])), row.result or {}) for row in rows]
+    return [(entry(row, indexed.get(row.id, []), navigations), row.result or {}) for row in rows]
 
 
-def entry(row: ActionRow, indexed: list[ArtifactRow]) -> TraceEntry:
+def entry(row: ActionRow, indexed: list[ArtifactRow], navigations: Collection[str]) -> TraceEntry:
     result = row.result or {}
     files = [
         ArtifactInfo(
@@ -99,18 +101,18 @@ def entry(row: ActionRow, indexed: list[ArtifactRow]) -> TraceEntry:
         hint=result.get("hint") if not row.ok else None,
         duration_ms=row.duration_ms,
         retries=row.retries,
-        note=note(row.command, result) if row.ok else "",
+        note=note(row.command, result, navigations) if row.ok else "",
         request_id=row.request_id,
         artifacts=files,
     )
 
 
-def note(command: str, result: dict[str, Any]) -> str:
+def note(command: str, result: dict[str, Any], navigations: Collection[str]) -> str:
     """One line on what a successful action did, from its stored result."""
     parts: list[str] = []
     if result.get("navigated") and result.get("url"):
         parts.append(f"→ {result['url']}")
-    elif command in ("open", "navigate", "tab.new") and result.get("url"):
+    elif command in navigations and result.get("url"):
         parts.append(str(result["url"]))
     if "refs" in result and "chars" in result:
         parts.append(f"{result['refs']} refs, {result['chars']} chars")

@@ -250,7 +250,7 @@ def _number(params: dict[str, Any], key: str, default: int) -> int:
 
 
 def _bad(message: str) -> SteadyhandError:
-    return SteadyhandError(ErrorCode.BAD_REQUEST, message, "see steadyhand/live/service.py")
+    return SteadyhandError(ErrorCode.BAD_REQUEST, message, "see steadyhand/execute/live.py")
 
 
 def _unknown(method: str) -> SteadyhandError:

@@ -21,19 +21,17 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import ValidationError
 
 from steadyhand.actions.evidence import evidence_screenshot
-from steadyhand.approvals.gate import gate
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
-from steadyhand.observe.log import action_logged
-from steadyhand.store.redact import SecretName, redact
-from steadyhand.store.sqlite import ArtifactFile
-from steadyhand.vault import NAME, mask_data, mask_error, mask_text
+from steadyhand.execute import record as recording
+from steadyhand.execute.gate import gate
+from steadyhand.vault import mask_data, mask_error, mask_text
 
-log = logging.getLogger("steadyhand.dispatch")
+log = logging.getLogger("steadyhand.execute")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
 
 # Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
@@ -67,7 +65,7 @@ async def execute(
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
-        await _record_refusal(
+        await recording.refusal(
             runtime, command, raw, started=started, request_id=request_id, refused=refused
         )
         raise
@@ -83,7 +81,7 @@ async def execute(
             runtime,
             params.session,
             started + timeout_ms / 1000,
-            redactions=whole(command),
+            redactions=recording.whole(command),
             started=started,
             request_id=request_id,
             progress=progress,
@@ -113,7 +111,7 @@ async def execute(
     # What leaves the daemon (replies, the action log, log lines) never holds a secret's
     # value, wherever it came from (a page that echoes it, an error quoting the text).
     data = _mask_outcome(data, error)
-    await _record(
+    await recording.record(
         runtime,
         command,
         raw=raw,
@@ -184,36 +182,13 @@ async def _before_run(
     )
     if command.needs_session and not command.creates_session:
         await call.session()  # unknown_session before anything else
-    if command.touches_page and command.in_browser and not command.reads_only:
+    changes = command.touches_page and command.in_browser and not command.reads_only
+    if changes and not command.during_takeover:
         # A person drives the session (live view): changes are refused until hand back.
         call.runtime.live.takeovers.check(call.session_name, command.name)
-    if await gate(call, command.name, params, raw) or restored:
+    if await gate(call, command, params, raw) or restored:
         call.started = time.monotonic()
         call.deadline = call.started + timeout_ms / 1000
-
-
-async def _record_refusal(
-    runtime: Runtime,
-    command: Command,
-    raw: dict[str, Any],
-    *,
-    started: float,
-    request_id: str,
-    refused: SteadyhandError,
-) -> None:
-    """Params refused as unstorable are logged without them."""
-    named = raw.get("session")
-    session = named.encode(errors="backslashreplace").decode() if isinstance(named, str) else ""
-    await _record(
-        runtime,
-        command,
-        raw={"params": "(not storable: see the error)"},
-        call=None,
-        session=session or "default",
-        started=started,
-        request_id=request_id,
-        error=refused,
-    )
 
 
 async def _after(runtime: Runtime, command: Command, call: Call | None) -> None:
@@ -226,9 +201,7 @@ async def _after(runtime: Runtime, command: Command, call: Call | None) -> None:
 def changes_page(name: str) -> bool:
     """Whether a command may leave the page other than it found it."""
     command = COMMANDS.get(name)
-    return command is not None and (
-        command.acts or command.creates_session or name in ("evaluate", "back", "forward")
-    )
+    return command is not None and command.changes_page
 
 
 async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dict[str, Any]:
@@ -239,9 +212,9 @@ async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dic
     if call.approval is not None:
         data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
     if await _report_recovery(runtime, call):
-        data["recovered"] = call.outcome["recovered"]
-    if "restored" in call.outcome:
-        data["restored"] = call.outcome["restored"]
+        data["recovered"] = call.outcome.recovered
+    if call.outcome.restored is not None:
+        data["restored"] = call.outcome.restored
     held = runtime.approvals.holding(call.session_name)
     if held:  # a page's own navigation there waits for a person (`approvals` lists it)
         data["held"] = held
@@ -278,10 +251,10 @@ def raise_if_tab_blocked(call: Call, blocked: list[Blocked]) -> None:
 
 async def _report_recovery(runtime: Runtime, call: Call | None) -> bool:
     """Complete the recovery this command's session went through, if any (see below)."""
-    if call is None or not call.outcome.get("recovered"):
+    if call is None or not call.outcome.recovered:
         return False
-    call.outcome["recovered"] = await asyncio.to_thread(
-        recovery_report, runtime, call.session_name, call.outcome["recovered"]
+    call.outcome.recovered = await asyncio.to_thread(
+        recovery_report, runtime, call.session_name, call.outcome.recovered
     )
     return True
 
@@ -475,18 +448,13 @@ def _closed_under(first: str) -> SteadyhandError:
     )
 
 
-def whole(command: Command) -> set[tuple[str, ...]]:
-    """Every sensitive param redacted in full: the state before a handler looks closer."""
-    return {(name,) for name in command.sensitive}
-
-
 async def _explain(
     runtime: Runtime, command: Command, call: Call | None, error: SteadyhandError, started: float
 ) -> None:
     """Add what the command did before failing, and for an act, a screenshot of the tab."""
     if call is None:
         return
-    error.data = {**{k: v for k, v in call.outcome.items() if v}, **error.data}
+    error.data = {**call.outcome.shown(), **error.data}
     error.data["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
     tab = call.tab_used
     if command.acts and tab is not None and runtime.settings.failure_screenshots:
@@ -495,79 +463,5 @@ async def _explain(
         )
         if shot is not None:
             call.keep(shot, "screenshot", "failure")
+            call.outcome.evidence.append(shot)
             error.data["artifacts"] = [*error.data.get("artifacts", []), shot]
-
-
-async def _record(
-    runtime: Runtime,
-    command: Command,
-    *,
-    raw: dict[str, Any],
-    call: Call | None,
-    session: str,
-    started: float,
-    request_id: str,
-    error: SteadyhandError | None = None,
-    result: Any = None,
-) -> None:
-    """The action's row in the store (with the files it wrote), its count in the metrics,
-    and its log line. A command that touches no page has one only when policy refused it
-    (a file outside the roots): refusals are evidence."""
-    if not command.touches_page and (error is None or error.code != ErrorCode.POLICY_DENIED):
-        return
-    params = mask_data({k: v for k, v in raw.items() if k != "session"})
-    named = params.get("secret")
-    if "secret" in command.params.model_fields and isinstance(named, str) and NAME.fullmatch(named):
-        params["secret"] = SecretName(named)  # a secret's name, kept: not its value
-    params = redact(params, call.redactions if call else whole(command))
-    full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
-    if error is None and full is not None and command.sensitive_result:
-        full = redact(full, [(name,) for name in command.sensitive_result])
-    outcome = full.get("data", {}) if error is not None and full else full or {}
-    duration_ms = round((time.monotonic() - started) * 1000, 3)
-    retries = int(outcome.get("retries", 0) or 0)
-    files = [*(call.files if call else []), *_downloads(outcome)]
-    row: dict[str, Any] = {
-        "session": session,
-        "tab": call.tab_id if call else None,
-        "command": command.name,
-        "params": params,
-        "ok": error is None,
-        "error_code": str(error.code) if error else None,
-        "error_message": error.message if error else None,
-        "duration_ms": duration_ms,
-        "retries": retries,
-        "artifacts": list(outcome.get("artifacts", []) or []),
-    }
-    action_id = await asyncio.to_thread(
-        runtime.store.log_action, **row, result=full, request_id=request_id, files=files
-    )
-    runtime.metrics.action(command.name, str(error.code) if error else "ok", duration_ms, retries)
-    runtime.live.feed.publish("action", id=action_id, hint=error.hint if error else None, **row)
-    fields = {
-        "session_id": session,
-        "tab": call.tab_id if call else None,
-        "action_id": action_id,
-        "request_id": request_id,
-        "command": command.name,
-        "duration_ms": duration_ms,
-        "retries": retries,
-        "ok": error is None,
-    }
-    action_logged(
-        fields,
-        error=None
-        if error is None
-        else {"error_code": str(error.code), "error": error.message, "hint": error.hint},
-        details={"params": params, "result": full, "files": [f.path for f in files]},
-    )
-
-
-def _downloads(outcome: dict[str, Any]) -> list[ArtifactFile]:
-    """The files an action downloaded, to index with it."""
-    saved = [d for d in outcome.get("downloads") or [] if isinstance(d, dict)]
-    return [
-        ArtifactFile("download", str(d.get("filename", "")), d["path"], int(d.get("bytes", 0)))
-        for d in saved
-        if d.get("path")
-    ]

@@ -1,7 +1,7 @@
 """Commands that act on elements: click, type, fill, press, select, check, uncheck, hover, drag.
 
 Each takes a ref (`e12`) or a locator (`role=button[name="Save"]`, `text=Save`, ...), and
-runs as tries of precondition -> act -> verify inside `Act` (see act.py).
+runs as tries of precondition -> act -> verify inside `Act` (see steadyhand/acting/loop.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect
 from pydantic import Field
 
+from steadyhand.acting.loop import Act, Aim
+from steadyhand.acting.results import ActionResult
 from steadyhand.actions.resolve import NAVIGATED
 from steadyhand.actions.retry import Retryable
 from steadyhand.actions.verify import (
@@ -28,8 +30,6 @@ from steadyhand.actions.verify import (
     field_value,
 )
 from steadyhand.call import Call
-from steadyhand.commands.act import Act, Aim
-from steadyhand.commands.results import ActionResult
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -118,7 +118,7 @@ def _click_options(params: ClickParams) -> dict[str, Any]:
     return options
 
 
-@command("click", acts=True)
+@command("click", acts=True, on_element=True)
 async def click(call: Call, params: ClickParams) -> ActionResult:
     """Click an element; reports navigation, popups, dialogs and downloads it caused."""
     options = _click_options(params)
@@ -377,7 +377,7 @@ class PressParams(ActParams):
     ref: str | None = Field(None, description="focus this element (ref or locator) first")
 
 
-@command("press", acts=True)
+@command("press", acts=True, on_element=True)
 async def press(call: Call, params: PressParams) -> ActionResult:
     """Press a key or key combination, on an element or the focused one."""
     try:
@@ -442,7 +442,7 @@ async def _wait_for_options(act: Act, aim: Aim, wanted: list[str]) -> None:
         await asyncio.sleep(OPTION_POLL_S)
 
 
-@command("select", acts=True)
+@command("select", acts=True, on_element=True)
 async def select(call: Call, params: SelectParams) -> ActionResult:
     """Select option(s) of a <select> by value or label (waits for late options); verified."""
     async with Act(call, params) as act:
@@ -488,13 +488,13 @@ async def _set_checked(call: Call, params: RefParams, wanted: bool) -> ActionRes
     return await act.result("check" if wanted else "uncheck", params.ref)
 
 
-@command("check", acts=True)
+@command("check", acts=True, on_element=True)
 async def check(call: Call, params: RefParams) -> ActionResult:
     """Check a checkbox or radio button; verified."""
     return await _set_checked(call, params, True)
 
 
-@command("uncheck", acts=True)
+@command("uncheck", acts=True, on_element=True)
 async def uncheck(call: Call, params: RefParams) -> ActionResult:
     """Uncheck a checkbox; verified."""
     return await _set_checked(call, params, False)

@@ -9,8 +9,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response
 from pydantic import Field
 
-from steadyhand.commands.table import Result
 from steadyhand.engine.session import Session, Tab
+from steadyhand.wire import Result
 
 
 class TabInfo(Result):

@@ -33,6 +33,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from steadyhand.acting.results import ActionResult, action_result
 from steadyhand.actions.checks import diagnose, not_actionable
 from steadyhand.actions.locators import resolve_locator
 from steadyhand.actions.resolve import is_gone, resolve_entry, resolve_ref
@@ -40,7 +41,6 @@ from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_
 from steadyhand.actions.verify import Unverified
 from steadyhand.actions.watchdog import sweep
 from steadyhand.call import Call
-from steadyhand.commands.results import ActionResult, action_result
 from steadyhand.engine.page_events import Mark
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -97,8 +97,8 @@ class Act:
         self.call = call
         self.params = params
         self.detail: dict[str, Any] = {}
-        self.reresolved: dict[str, str] = call.outcome.setdefault("reresolved", {})
-        self.watchdog: list[dict[str, str]] = call.outcome.setdefault("watchdog", [])
+        self.reresolved = call.outcome.reresolved
+        self.watchdog = call.outcome.watchdog
         self.changes = (
             params.changes if params.changes is not None else call.runtime.settings.act_changes
         )
@@ -130,7 +130,7 @@ class Act:
 
     @property
     def retries(self) -> int:
-        return int(self.call.outcome.get("retries", 0))
+        return self.call.outcome.retries
 
     async def __aenter__(self) -> Act:
         self._tab = await self.call.tab(self.params.tab)
@@ -179,7 +179,7 @@ class Act:
             pause = backoff_s(n + 1)
             if n == retries or self.call.remaining_ms() < pause * 1000 + EVIDENCE_MARGIN_MS:
                 break
-            self.call.outcome["retries"] = self.retries + 1
+            self.call.outcome.retries += 1
             await asyncio.sleep(pause)
         assert last is not None
         raise last
@@ -317,6 +317,9 @@ class Act:
             min(10.0, self.call.remaining_ms() / 1000),
             expect=self._may_download(ref),
         )
+        for saved in done.downloads:  # indexed with the action
+            if saved.get("path"):
+                self.call.keep(saved["path"], "download", str(saved.get("filename", "")))
         if not self.stopped_by_dialog:
             await self._expectations(done)
             if done.dom_changed is False and self._expects():

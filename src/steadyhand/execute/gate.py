@@ -31,9 +31,10 @@ from playwright.async_api import Page
 from steadyhand.actions.locators import parse as parse_locator
 from steadyhand.actions.locators import to_locator
 from steadyhand.actions.resolve import element
-from steadyhand.approvals.policy import ELEMENT_ACTS, NAVIGATIONS, Element, Form, Policy
+from steadyhand.approvals.policy import Element, Form, Policy
 from steadyhand.approvals.registry import DENIED, EXPIRED, Decision
 from steadyhand.call import Call
+from steadyhand.commands import Command
 from steadyhand.engine.session import Tab
 from steadyhand.engine.urls import normalize_url
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -74,14 +75,15 @@ class Need:
     url: str = ""  # where it goes, when it is a navigation (absolute)
 
 
-async def gate(call: Call, command: str, params: Any, raw: dict[str, Any]) -> bool:
+async def gate(call: Call, spec: Command, params: Any, raw: dict[str, Any]) -> bool:
     """Ask for approval when the call needs it; True if it waited (and was approved).
 
     Raises `approval_denied` when a person denied it, nobody decided in time, or the
     daemon stopped meanwhile.
     """
     approvals = call.runtime.approvals
-    need = await need_for(approvals.policy, command, call, params)
+    command = spec.name
+    need = await need_for(approvals.policy, spec, call, params)
     if need is None:
         return False
     decision = await approvals.request(
@@ -99,12 +101,13 @@ async def gate(call: Call, command: str, params: Any, raw: dict[str, Any]) -> bo
     return True
 
 
-async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Need | None:
+async def need_for(policy: Policy, spec: Command, call: Call, params: Any) -> Need | None:
+    command = spec.name
     if command == EXPLICIT:
         return Need("", str(params.reason))
     if not policy.active:
         return None
-    if command in NAVIGATIONS:
+    if spec.navigates:
         url = _url(getattr(params, "url", None))
         reason = policy.navigation(command, url) if url else None
         return Need(redact_url(url), reason, url) if reason else None
@@ -125,26 +128,26 @@ async def need_for(policy: Policy, command: str, call: Call, params: Any) -> Nee
         need = await _submit_need(policy, command, call, params, submits)
         if need is not None or params.ref is None:
             return need
-    spec = getattr(params, "ref", None)
-    if command not in ELEMENT_ACTS or spec is None:
+    target = getattr(params, "ref", None)
+    if not spec.on_element or target is None:
         return None
     tab = await _tab(call, params)
     values = tuple(getattr(params, "values", ()) or ())
-    if is_ref(spec):
-        entry = tab.refs.lookup(spec)
+    if is_ref(target):
+        entry = tab.refs.lookup(target)
         if entry is None:
             return None  # unknown or stale: the command fails on it without acting
         element = Element(entry.identity.role, entry.identity.name, entry.url)
         reason = policy.element(command, element, tab.page.url, values)
         link = urljoin(tab.page.url, entry.url) if entry.url else ""
-        return Need(f"{spec} ({element.label()})", reason, link) if reason else None
-    reason = policy.locator(command, spec)
+        return Need(f"{target} ({element.label()})", reason, link) if reason else None
+    reason = policy.locator(command, target)
     if reason is not None:
-        return Need(spec, reason)
-    for element in await locator_elements(tab.page, spec):
+        return Need(target, reason)
+    for element in await locator_elements(tab.page, target):
         reason = policy.element(command, element, tab.page.url, values)
         if reason is not None:
-            return Need(f"{spec} ({element.label()})", reason)
+            return Need(f"{target} ({element.label()})", reason)
     return None
 
 

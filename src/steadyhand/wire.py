@@ -1,0 +1,104 @@
+"""What crosses every front: the base models of each command's params and result, and the
+markers on their fields that the fronts read (positional, sensitive, file_path).
+
+The command table (commands/table.py) declares commands on these; the acting machinery
+(acting/) builds its results on them, so they sit below both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+
+# Params that name an element by ref (or locator), and `fill`'s map keyed by ref: each
+# takes `@e12` too, the form agents know from other tools.
+REF_PARAMS = ("ref", "source", "target")
+REF_MAPS = ("fields",)
+_AT_REF = re.compile(r"@([ed][1-9][0-9]*)")
+
+
+def _bare(value: object) -> object:
+    if isinstance(value, str) and (match := _AT_REF.fullmatch(value)):
+        return match.group(1)
+    return value
+
+
+class Params(BaseModel):
+    """Fields every command takes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field("default", description="session to act in")
+    timeout: str | None = Field(
+        None,
+        description="deadline for the whole command: short, medium, long (settings "
+        "timeout_*_ms), or milliseconds",
+        pattern=r"^(short|medium|long|[0-9]+(\.[0-9]+)?(ms|s)?)$",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _at_refs(cls, data: object) -> object:
+        """`@e12` is `e12` wherever a ref is taken."""
+        if not isinstance(data, dict):
+            return data
+        bare = {k: _bare(v) if k in REF_PARAMS else v for k, v in data.items()}
+        for name in REF_MAPS:
+            given = bare.get(name)
+            if isinstance(given, dict):
+                bare[name] = {_bare(k): v for k, v in given.items()}
+        return bare
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _timeout_text(cls, value: object) -> object:
+        # JSON callers may send milliseconds as a number.
+        return (
+            str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+        )
+
+
+class TabParams(Params):
+    tab: str | None = Field(None, description="tab id (default: the last tab used)")
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def positional(description: str, default: Any = ..., sensitive: bool = False) -> Any:
+    """A field given on the CLI without a flag, in declaration order.
+
+    `sensitive`: it may carry a secret (text typed into a field), so it is redacted from
+    the log and the store unless the handler shows it went somewhere harmless.
+    """
+    extra: dict[str, JsonValue] = {"positional": True, "sensitive": sensitive}
+    return Field(default, description=description, json_schema_extra=extra)
+
+
+def sensitive_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """Params declared `sensitive` (redacted whole until a handler reveals them), or result
+    fields declared `secret_field` (the caller gets them; the log and the store do not)."""
+    return tuple(
+        name
+        for name, field in model.model_fields.items()
+        if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("sensitive")
+    )
+
+
+def secret_field(description: str, default: Any = ...) -> Any:
+    """A result field that may carry a secret (a copied password): it reaches the caller,
+    and is redacted from the action log and the store."""
+    extra: dict[str, JsonValue] = {"sensitive": True}
+    return Field(default, description=description, json_schema_extra=extra)
+
+
+def file_path(description: str, positional: bool = False) -> Any:
+    """A filesystem path: the CLI makes it absolute against its working directory; the
+    daemon confines it to the file roots (files_policy.py) wherever it came from."""
+    extra: dict[str, JsonValue] = {"file_path": True}
+    if positional:
+        extra |= {"positional": True, "sensitive": False}
+    return Field(None, description=description, json_schema_extra=extra)
