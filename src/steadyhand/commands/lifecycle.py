@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import Field
 
-from steadyhand import __version__
 from steadyhand.call import Call
 from steadyhand.commands.results import TabInfo, tab_infos
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.store.open import daemon_owner, shown_owner
+from steadyhand.version import __version__
 
 
 class DaemonStatus(Result):

@@ -189,3 +189,9 @@ def file_path(description: str, positional: bool = False) -> Any:
     if positional:
         extra |= {"positional": True, "sensitive": False}
     return Field(None, description=description, json_schema_extra=extra)
+
+
+def tool_name(command: str) -> str:
+    """`tab.new` -> `tab_new`: a command's name as an LLM tool and a Python client method
+    (providers allow [A-Za-z0-9_-] in tool names)."""
+    return command.replace(".", "_")
