@@ -50,6 +50,7 @@ lint: $(STAMP)
 
 spec: $(STAMP)
 	$(PY) -m steadyhand.fronts.cli_spec
+	$(PY) -m steadyhand.client_stubs
 
 bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/cli_latency.py

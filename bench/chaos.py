@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from steadyhand import rpc_client
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.fronts import rpc_client
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # for tests.chaos

@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from steadyhand import rpc_client
 from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
@@ -49,7 +50,6 @@ from steadyhand.engine.chromium import find_chromium
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.execute.run import execute
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 

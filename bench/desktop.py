@@ -33,11 +33,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.engine.chromium import find_chromium
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 
 APPS = Path(__file__).resolve().parent.parent / "tests" / "desktop_apps"
 GTK = ["/usr/bin/python3", str(APPS / "gtk3_form.py")]

@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.desktop.session import DesktopSession
-from steadyhand.fronts import rpc_client
 
 APPS = Path(__file__).resolve().parent.parent / "tests" / "desktop_apps"
 TICKER = """

@@ -29,10 +29,10 @@ from typing import Any
 
 import httpx
 
+from steadyhand import rpc_client
 from steadyhand.client import DaemonBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 
 ROOT = Path(__file__).resolve().parent.parent

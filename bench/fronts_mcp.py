@@ -31,11 +31,11 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 from cli_latency import FIXTURES, timed  # this folder's: run as `python bench/fronts_mcp.py`
+from steadyhand import rpc_client
 from steadyhand.client import DaemonBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 
 STARTS = 5  # server starts measured: each costs a process and its imports

@@ -23,8 +23,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from steadyhand import rpc_client
 from steadyhand.demo.server import base_url, serve_directory
-from steadyhand.fronts import rpc_client
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # for tests.fuzzing and tests.http_server

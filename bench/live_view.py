@@ -247,7 +247,9 @@ class RawScreencast:
 
 def screen_frames(backend: LocalBackend) -> int:
     """Frames produced so far by every tab screen of the runtime (watched or not)."""
-    live = backend._runtime.live
+    runtime = backend._runtime
+    assert runtime is not None, "the backend has run a command"
+    live = runtime.live
     return sum(screen.frames for screen in live._screens.values())
 
 
@@ -307,7 +309,9 @@ async def screen_windows(
 
 async def check_stopped(backend: LocalBackend, page: str) -> list[str]:
     """Problems if the screencast still runs (or is still counted watched) once left."""
-    live = backend._runtime.live
+    runtime = backend._runtime
+    assert runtime is not None, "the backend has run a command"
+    live = runtime.live
     found = []
     if live.watched_names():
         found.append(f"{page}: still listed as watched after the watcher left: {live.watched()}")

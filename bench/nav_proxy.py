@@ -30,9 +30,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.engine.chromium import find_chromium, launch_args
-from steadyhand.fronts import rpc_client
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>'
 

@@ -34,12 +34,12 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
+from steadyhand import rpc_client
 from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.observe.report import render
 from steadyhand.observe.trace import entries_with_results
 from steadyhand.snapshot.lookup import find_ref

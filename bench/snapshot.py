@@ -41,10 +41,10 @@ from typing import Any
 
 from playwright.sync_api import Page, sync_playwright
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import BASE_ARGS, find_chromium
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 
 MAX_CHARS = 10_000_000  # the whole snapshot, never cut

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from steadyhand import rpc_client
 from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.engine.chromium import descendants, find_owned_browsers
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 
 SESSION = "chaos"

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from tests import desktop_env
 from tests.postgres import PostgresServer, postgres_server
 

@@ -31,12 +31,12 @@ from typing import Any, TypeVar
 import httpx
 from hypothesis import strategies as st
 
+from steadyhand import rpc_client
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.commands.table import tool_name
 from steadyhand.config import Settings
 from steadyhand.errors import ERROR_CLASSES, ErrorCode
-from steadyhand.fronts import rpc_client
 from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema
-from steadyhand.fronts.tools import tool_name
 
 T = TypeVar("T")
 

@@ -8,8 +8,13 @@
     with steadyhand.SyncClient(local=True) as browser:  # an engine inside this process
         ...
 
+    async with steadyhand.LocalClient() as browser:     # the same, async
+        ...
+
 A method's name is the command's with `.` as `_` (`tab_new`, `session_restore`); its
 keyword arguments are the command's params and it returns the command's result model.
+Type checkers read each method's signature from client_methods.py (generated from the
+table); at run time `__getattr__` makes the method.
 Errors are raised as the code's own class (`StaleRefError`, `CommandTimeoutError`, ...),
 all of them `SteadyhandError`. The HTTP and MCP fronts use the same backends.
 """
@@ -18,23 +23,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import os
 import threading
+import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from steadyhand import rpc_client
+from steadyhand.client_methods import AsyncCommands, SyncCommands
 from steadyhand.commands import COMMANDS, Command, Result
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.commands.table import tool_name
+from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import rpc_client
-from steadyhand.fronts.tools import tool_name
+
+if TYPE_CHECKING:
+    from steadyhand.call import Runtime
 
 T = TypeVar("T")
-MAX_REPLY_BYTES = 64 * 1024 * 1024
 
 
 class Backend(Protocol):
@@ -49,124 +57,20 @@ class Backend(Protocol):
     async def aclose(self) -> None: ...
 
 
-class DaemonBackend:
-    """JSON-RPC to the daemon over its Unix socket; starts the daemon when none answers.
+class DaemonBackend(rpc_client.AsyncLink):
+    """JSON-RPC to the daemon over its Unix socket (rpc_client.AsyncLink: pooled
+    connections, live streams); starts the daemon when none answers."""
 
-    Connections are pooled: the daemon answers one request per connection at a time, so
-    concurrent calls each take their own.
-    """
-
-    def __init__(self, settings: Settings | None = None, autostart: bool = True) -> None:
-        self.settings = settings or Settings.load()
-        self.autostart = autostart
-        self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-        self._ids = itertools.count(1)
-
-    async def call(self, method: str, params: dict[str, Any]) -> Any:
-        try:
-            return await self._request(method, params)
-        except SteadyhandError as exc:
-            if (
-                exc.code != ErrorCode.DAEMON_UNAVAILABLE
-                or not self.autostart
-                or exc.data.get("sent")
-            ):
-                raise
+    async def call(self, method: str, params: dict[str, Any], *, warm: bool | None = None) -> Any:
         # As the CLI does: a command of the browser's has the daemon launch it as it starts.
-        warm = not method.startswith("desktop.")
-        await asyncio.to_thread(rpc_client.start_daemon, self.settings, None, warm)
-        return await self._request(method, params)
-
-    async def _request(self, method: str, params: dict[str, Any]) -> Any:
-        reader, writer, reused = await self._connection()
-        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
-        wait_s = reply_wait_s(self.settings, params)
-        try:
-            writer.write(json.dumps(message).encode() + b"\n")
-            await writer.drain()
-            line = await asyncio.wait_for(reader.readline(), wait_s)
-            if not line:
-                raise ConnectionError("connection closed before a reply")
-            reply = json.loads(line)
-        except (OSError, ValueError, TimeoutError) as exc:
-            writer.close()
-            # A pooled connection the daemon closed since (it stopped or restarted) fails
-            # at once: that request was never run, so it may go again on a new one.
-            stale = reused and isinstance(exc, ConnectionError)
-            if stale:
-                await self.aclose()
-            raise SteadyhandError(
-                ErrorCode.DAEMON_UNAVAILABLE,
-                f"the daemon did not answer {method}: {type(exc).__name__}: {exc}",
-                "see daemon.log in the state dir; `steadyhand daemon status`",
-                {} if stale else {"sent": True},
-            ) from exc
-        except BaseException:
-            writer.close()  # cancelled mid-call: the reply would reach the next caller
-            raise
-        self._idle.append((reader, writer))
-        if "error" in reply:
-            raise SteadyhandError.from_rpc_error(reply["error"])
-        return reply.get("result")
-
-    async def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
-        """A live stream on a connection of its own, closed when the caller stops reading
-        (the daemon then stops the stream: a screencast nobody watches ends)."""
-        await self.call("daemon.status", {})  # started (or found) like any call
-        reader, writer, _ = await self._connection(pooled=False)
-        request_id = next(self._ids)
-        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-        try:
-            writer.write(json.dumps(message).encode() + b"\n")
-            await writer.drain()
-            while line := await reader.readline():
-                reply = json.loads(line)
-                if reply.get("method") == "live":
-                    yield reply["params"]["event"]
-                elif reply.get("id") == request_id:
-                    if "error" in reply:
-                        raise SteadyhandError.from_rpc_error(reply["error"])
-                    return
-        except (OSError, ValueError) as exc:
-            raise SteadyhandError(
-                ErrorCode.DAEMON_UNAVAILABLE,
-                f"the daemon's {method} stream broke: {type(exc).__name__}: {exc}",
-                "see daemon.log in the state dir; `steadyhand daemon status`",
-            ) from exc
-        finally:
-            writer.close()
-
-    async def _connection(
-        self, pooled: bool = True
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bool]:
-        """A pooled connection (reused=True) or a new one."""
-        while pooled and self._idle:
-            reader, writer = self._idle.pop()
-            if not writer.is_closing() and not reader.at_eof():
-                return reader, writer, True
-            writer.close()
-        rpc_client.check_socket_path(self.settings)
-        try:
-            reader, writer = await asyncio.open_unix_connection(
-                str(self.settings.socket_path), limit=MAX_REPLY_BYTES
-            )
-        except OSError as exc:
-            raise SteadyhandError(
-                ErrorCode.DAEMON_UNAVAILABLE,
-                f"no daemon listening on {self.settings.socket_path}: {exc}",
-                "start it with `steadyhand daemon start` (any command starts it too)",
-            ) from exc
-        return reader, writer, False
-
-    async def aclose(self) -> None:
-        while self._idle:
-            _, writer = self._idle.pop()
-            writer.close()
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
+        return await super().call(method, params, warm=in_browser(method) if warm is None else warm)
 
 
-reply_wait_s = rpc_client.reply_wait_s  # the CLI's client and this one wait alike
+def in_browser(method: str) -> bool:
+    """Whether the command acts in a browser (the table's `in_browser`); a method outside
+    the table (the live view's `live.*`) counts as one."""
+    command = COMMANDS.get(method)
+    return command is None or command.in_browser
 
 
 class LocalBackend:
@@ -174,33 +78,25 @@ class LocalBackend:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings.load()
-        self._runtime: Any = None
+        self._runtime: Runtime | None = None
         self._lock = asyncio.Lock()
 
-    async def _start(self) -> Any:
+    async def _start(self) -> Runtime:
         async with self._lock:
             if self._runtime is None:
-                from steadyhand.call import Runtime
-                from steadyhand.daemon import open_engine
-                from steadyhand.leasing import session_leases
-                from steadyhand.store.open import open_store
-                from steadyhand.vault import Vault
+                from steadyhand.runtime import open_runtime
 
-                ensure_private_dir(self.settings.state_dir)
-                store = open_store(self.settings)
-                vault = Vault(self.settings)
-                engine = open_engine(self.settings, store, vault)
-                leases = session_leases(self.settings, store, engine)  # a shared store's
-                self._runtime = Runtime(self.settings, engine, store, vault=vault, leases=leases)
+                self._runtime = await open_runtime(self.settings)
             return self._runtime
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         from steadyhand.execute.run import execute
 
-        if method == "daemon.stop":
+        spec = COMMANDS.get(method)
+        if spec is not None and spec.daemon_only:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
-                "there is no daemon: this client runs its engine in-process",
+                f"there is no daemon to run {method}: this client runs its engine in-process",
                 "close the client (or leave its `with` block) to stop the engine",
             )
         runtime = await self._start()
@@ -243,18 +139,23 @@ def _loose(result: type[Result]) -> type[Result]:
 _LOOSE: dict[type[Result], type[Result]] = {}
 
 
+def method_name(command: str) -> str:
+    """`tab.new` -> `tab_new`, `select-text` -> `select_text`: a command as a method."""
+    return tool_name(command).replace("-", "_")
+
+
 def command_for(attribute: str) -> Command:
-    """`tab_new` -> the `tab.new` command (named as its LLM tool is); AttributeError when
-    there is none."""
+    """`tab_new` -> the `tab.new` command (named as its LLM tool is, or as its method);
+    AttributeError when there is none."""
     if attribute in COMMANDS:
         return COMMANDS[attribute]
     for command in COMMANDS.values():
-        if tool_name(command.name) == attribute:
+        if attribute in (tool_name(command.name), method_name(command.name)):
             return command
     raise AttributeError(f"steadyhand has no command {attribute!r}")
 
 
-class Client:
+class Client(AsyncCommands):
     """Every command as an async method. `session` sets the default session of each call."""
 
     def __init__(
@@ -283,17 +184,19 @@ class Client:
         data = await self.call(spec.name, **params)
         return _loose(spec.result).model_validate(data)
 
-    def __getattr__(self, attribute: str) -> Callable[..., Awaitable[Result]]:
-        if attribute.startswith("_"):
-            raise AttributeError(attribute)
-        name = command_for(attribute).name
+    if not TYPE_CHECKING:  # type checkers know the methods from AsyncCommands
 
-        async def method(**params: Any) -> Result:
-            return await self.run(name, **params)
+        def __getattr__(self, attribute: str) -> Callable[..., Awaitable[Result]]:
+            if attribute.startswith("_"):
+                raise AttributeError(attribute)
+            name = command_for(attribute).name
 
-        method.__name__ = attribute
-        method.__doc__ = COMMANDS[name].doc
-        return method
+            async def method(**params: Any) -> Result:
+                return await self.run(name, **params)
+
+            method.__name__ = attribute
+            method.__doc__ = COMMANDS[name].doc
+            return method
 
     async def aclose(self) -> None:
         await self.backend.aclose()
@@ -305,7 +208,7 @@ class Client:
         await self.aclose()
 
 
-class SyncClient:
+class SyncClient(SyncCommands):
     """The same methods, blocking: an event loop runs them on a thread of its own."""
 
     def __init__(
@@ -336,17 +239,19 @@ class SyncClient:
     def run(self, command: str, **params: Any) -> Result:
         return self._wait(self._client.run(command, **params))
 
-    def __getattr__(self, attribute: str) -> Callable[..., Result]:
-        if attribute.startswith("_"):
-            raise AttributeError(attribute)
-        name = command_for(attribute).name
+    if not TYPE_CHECKING:  # type checkers know the methods from SyncCommands
 
-        def method(**params: Any) -> Result:
-            return self.run(name, **params)
+        def __getattr__(self, attribute: str) -> Callable[..., Result]:
+            if attribute.startswith("_"):
+                raise AttributeError(attribute)
+            name = command_for(attribute).name
 
-        method.__name__ = attribute
-        method.__doc__ = COMMANDS[name].doc
-        return method
+            def method(**params: Any) -> Result:
+                return self.run(name, **params)
+
+            method.__name__ = attribute
+            method.__doc__ = COMMANDS[name].doc
+            return method
 
     def close(self) -> None:
         if self._loop.is_closed():
@@ -389,8 +294,28 @@ def _plain(command: Command | None, params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class Engine(Client):
-    """A client whose engine runs in this process (no daemon): `async with Engine() as e`."""
+class LocalClient(Client):
+    """A client whose engine runs in this process (no daemon): `async with LocalClient() as c`."""
 
     def __init__(self, settings: Settings | None = None, *, session: str | None = None) -> None:
         super().__init__(LocalBackend(settings), session=session)
+
+
+if TYPE_CHECKING:
+    Engine = LocalClient  # deprecated: LocalClient
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "Engine":
+            return deprecated_engine()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def deprecated_engine(stacklevel: int = 3) -> type[LocalClient]:
+    """`Engine`, LocalClient's old name: still LocalClient, with a DeprecationWarning."""
+    warnings.warn(
+        "steadyhand.Engine is renamed steadyhand.LocalClient; the old name will go",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return LocalClient

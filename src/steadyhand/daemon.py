@@ -21,13 +21,13 @@ from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import SteadyhandError
 from steadyhand.observe.log import configure as configure_logging
+from steadyhand.runtime import open_runtime
 
 if TYPE_CHECKING:
     from steadyhand.call import Runtime
     from steadyhand.engine.engine import Engine
     from steadyhand.leasing import SessionLeases
     from steadyhand.store.base import Store
-    from steadyhand.vault import Vault
 
 log = logging.getLogger("steadyhand.daemon")
 
@@ -96,16 +96,6 @@ def open_daemon_store(settings: Settings) -> Store:
 SECRET_SETTINGS = ("store_url", "browser_endpoints")
 
 
-def open_engine(settings: Settings, store: Store, vault: Vault) -> Engine:
-    """The engine, knowing the sessions a predecessor left and the secrets of its endpoints."""
-    from steadyhand.engine.engine import Engine
-
-    engine = Engine(settings, store)
-    engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
-    engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
-    return engine
-
-
 async def serve(settings: Settings, warm: bool = False) -> None:
     """Run the daemon until it is told to stop.
 
@@ -113,7 +103,6 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     with it), then the command table, on a thread while the event loop starts the driver
     and Chromium (processes of their own, on another core).
     """
-    from steadyhand.leasing import session_leases
     from steadyhand.vault import Vault
 
     # Read the secret variables, then take them out of the environment before Playwright's
@@ -123,15 +112,18 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     for name in SECRET_SETTINGS:  # a store password, an endpoint's literal token
         os.environ.pop(ENV_PREFIX + name.upper(), None)
     store = open_daemon_store(settings)
-    engine = open_engine(settings, store, vault)
-    leases = session_leases(settings, store, engine)  # None: the store is this daemon's
-    warming = asyncio.create_task(warm_up(engine)) if warm else None
-    await load_command_table()
-    from steadyhand.call import Runtime
+    warming: list[asyncio.Task[None]] = []
+
+    async def meanwhile(engine: Engine) -> None:
+        if warm:
+            warming.append(asyncio.create_task(warm_up(engine)))
+        await load_command_table()
+
+    runtime = await open_runtime(settings, store, vault, meanwhile)
+    engine, leases = runtime.engine, runtime.leases  # leases: None when the store is ours
     from steadyhand.fronts import rpc
     from steadyhand.observe import retention
 
-    runtime = Runtime(settings=settings, engine=engine, store=store, vault=vault, leases=leases)
     server = rpc.RpcServer(runtime)
     try:  # before the first request, so a client never sees files due to go
         await asyncio.to_thread(retention.apply, store, settings)
@@ -159,8 +151,8 @@ async def serve(settings: Settings, warm: bool = False) -> None:
         log.info("stopping")
     finally:
         pruning.cancel()
-        if warming is not None:
-            warming.cancel()
+        for task in warming:
+            task.cancel()
         if at_start:
             restoring.cancel()
         await server.close()

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from steadyhand import rpc_client
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, wait_until
 from tests.webhook_receiver import Hook as Receiver

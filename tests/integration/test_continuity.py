@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from steadyhand.fronts import rpc_client
+from steadyhand import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings
 

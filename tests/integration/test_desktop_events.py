@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from steadyhand import rpc_client
 from steadyhand.desktop.session import DesktopSession
-from steadyhand.fronts import rpc_client
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.integration.test_desktop import ref_of, snap

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from steadyhand import rpc_client
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 from tests.http_server import HttpServer, start_http

@@ -134,7 +134,7 @@ def test_python_clients_on_the_daemon_and_in_process(
     assert (tmp_path / "local-state" / "steadyhand.sqlite").stat().st_mode & 0o777 == 0o600
 
     async def in_process() -> str:
-        async with steadyhand.Engine(make_settings(tmp_path / "engine-state")) as engine:
+        async with steadyhand.LocalClient(make_settings(tmp_path / "engine-state")) as engine:
             await engine.open(url=f"{site}/form.html")
             found = await engine.call("find", role="button", name="Place order")
             text: str = found["text"]

@@ -25,8 +25,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from steadyhand.commands.table import tool_name
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
-from steadyhand.fronts.tools import agent_commands, tool_name
+from steadyhand.fronts.tools import agent_commands
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, wait_until
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.fronts import rpc_client
+from steadyhand import rpc_client
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon

@@ -10,10 +10,10 @@ from typing import TypeVar
 
 import pytest
 
+from steadyhand import rpc_client
 from steadyhand.approvals.registry import Approvals, Decision
 from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import rpc_client
 from steadyhand.store.sqlite import ApprovalRow, Store
 
 T = TypeVar("T")

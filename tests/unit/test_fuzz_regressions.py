@@ -10,13 +10,13 @@ from typing import Any, cast
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import new_page
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.execute.run import translate
 from steadyhand.files_policy import FileRoots, Root, real
-from steadyhand.fronts import rpc_client
 from steadyhand.store.artifacts import output_path
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import Field
 
-from steadyhand import __version__
 from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.store.open import daemon_owner, shown_owner
+from steadyhand.version import __version__
 
 
 class DaemonStatus(Result):
@@ -60,7 +60,14 @@ class Stopping(Result):
     stopping: bool
 
 
-@command("daemon.stop", touches_page=False, autostart=False, timeout="long", for_agents=False)
+@command(
+    "daemon.stop",
+    touches_page=False,
+    autostart=False,
+    timeout="long",
+    for_agents=False,
+    daemon_only=True,
+)
 async def daemon_stop(call: Call, params: Params) -> Stopping:
     """Stop the daemon: close every session and the browser, then exit."""
     call.runtime.stop_requested.set()

@@ -80,6 +80,8 @@ class Command:
     decides: bool = False
     # Runs on a session a person has taken over (the others get `session_paused`).
     during_takeover: bool = False
+    # Only a daemon can run it: a client with its engine in-process refuses it.
+    daemon_only: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
@@ -104,6 +106,7 @@ def command(
     for_agents: bool = True,
     decides: bool = False,
     during_takeover: bool = False,
+    daemon_only: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -139,7 +142,14 @@ def command(
             for_agents=for_agents,
             decides=decides,
             during_takeover=during_takeover,
+            daemon_only=daemon_only,
         )
         return handler
 
     return register
+
+
+def tool_name(command: str) -> str:
+    """`tab.new` -> `tab_new`: a command's name as an LLM tool and a Python client method
+    (providers allow [A-Za-z0-9_-] in tool names)."""
+    return command.replace(".", "_")

@@ -14,12 +14,14 @@ import os
 import sys
 from pathlib import Path
 
+from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts import reply, rpc_client
+from steadyhand.fronts import reply
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
 SPEC_PATH = Path(__file__).with_name("cli_spec.json")
@@ -314,10 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.load()
         command = next(c for c in spec["commands"] if c["name"] == name)
         defaults = command.get("result_defaults")
-        if name == "daemon.start":
-            result: Any = _daemon_start(settings.replace(headless=not args.headed))
-        elif name == "daemon.stop":
-            result = _daemon_stop(settings)
+        run_here = RUN_HERE.get(name)
+        if run_here is not None:
+            result: Any = run_here(settings, args)
         else:
             params = params_from_args(spec, command, args)
             streamed = StreamLines(sys.stdout, as_json) if command.get("streams") else None
@@ -328,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
                 autostart=command["autostart"],
                 on_progress=streamed or (ProgressLine(sys.stderr) if sys.stderr.isatty() else None),
                 cli_cwd=working_dir(),
+                warm=command.get("in_browser", True),
             )
             if streamed is not None and isinstance(result, dict):
                 result.pop("events", None)  # printed as they came
@@ -355,8 +357,9 @@ def working_dir() -> str | None:
         return None
 
 
-def _daemon_start(settings: Settings) -> dict[str, Any]:
+def _daemon_start(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
     """Start the daemon unless one runs (start_daemon finds it); its status either way."""
+    settings = settings.replace(headless=not args.headed)
     rpc_client.start_daemon(settings)
     status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
     if status.get("headless", True) != settings.headless:
@@ -369,13 +372,13 @@ def _daemon_start(settings: Settings) -> dict[str, Any]:
     return status
 
 
-def _daemon_stop(settings: Settings) -> dict[str, Any]:
+def _daemon_stop(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
     """Stop the daemon and return once it has exited (its browsers are closed by then)."""
     pid = rpc_client.daemon_pid(settings)
     try:
         result: dict[str, Any] = rpc_client.request(settings, "daemon.stop", {}, 10.0)
     except SteadyhandError as exc:
-        if exc.code == ErrorCode.DAEMON_UNAVAILABLE and not exc.data.get("sent"):
+        if rpc_client.never_sent(exc):
             return {"stopping": False, "note": "no daemon was running"}
         raise
     if pid is not None and not rpc_client.wait_exit(pid, STOP_WAIT_S):
@@ -385,6 +388,14 @@ def _daemon_stop(settings: Settings) -> dict[str, Any]:
             f"kill it (kill -9 {pid}); the next start reaps any Chromium it leaves",
         )
     return result
+
+
+# The commands about the daemon's own process, which the CLI runs itself rather than ask a
+# daemon: start (there is none yet) and stop (it waits for the process to exit).
+RUN_HERE: dict[str, Callable[[Settings, argparse.Namespace], dict[str, Any]]] = {
+    "daemon.start": _daemon_start,
+    "daemon.stop": _daemon_stop,
+}
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import cli, reply
-from steadyhand.fronts.rpc_client import reply_wait_s
+from steadyhand.rpc_client import reply_wait_s
 
 log = logging.getLogger("steadyhand.cli")
 
@@ -118,7 +118,7 @@ async def run(
                 ErrorCode.BAD_REQUEST, "no command given", "run `steadyhand --help`"
             )
         command = next(c for c in spec["commands"] if c["name"] == name)
-        if name in ("daemon.start", "daemon.stop") or command.get("streams"):
+        if name in cli.RUN_HERE or command.get("streams"):
             return FALLBACK
         if getattr(args, "stdin", False):
             return FALLBACK

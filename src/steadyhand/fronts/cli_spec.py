@@ -98,6 +98,8 @@ def command_spec(command: Command) -> dict[str, Any]:
         **({"result_defaults": defaults} if (defaults := result_defaults(command.result)) else {}),
         # Only where true (the CLI prints its progress notes as output): a smaller file.
         **({"streams": True} if command.streams else {}),
+        # Only where false (a daemon it starts leaves the browser for later): a smaller file.
+        **({"in_browser": False} if not command.in_browser else {}),
     }
 
 

@@ -19,11 +19,12 @@ from typing import Any
 from mcp import types
 
 from steadyhand.commands import Command
+from steadyhand.commands.table import tool_name
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts.agent_text import error_text, result_text
 from steadyhand.fronts.openapi import result_schema
 from steadyhand.fronts.schema import params_schema
-from steadyhand.fronts.tools import agent_commands, tool_name
+from steadyhand.fronts.tools import agent_commands
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SESSION_DOC = (

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.agent_text import error_text, result_text
 from steadyhand.fronts.schema import params_schema
@@ -57,11 +58,6 @@ class ToolSpec:
 
 def agent_commands() -> list[Command]:
     return [c for c in COMMANDS.values() if c.for_agents]
-
-
-def tool_name(command: str) -> str:
-    """`tab.new` -> `tab_new`: providers allow [A-Za-z0-9_-] in names."""
-    return command.replace(".", "_")
 
 
 def granular_tools() -> list[ToolSpec]:

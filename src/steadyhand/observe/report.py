@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from steadyhand import __version__
 from steadyhand.observe.report_style import CSS, SCRIPT
 from steadyhand.observe.trace import ArtifactInfo, TraceEntry
+from steadyhand.version import __version__
 
 # Screenshots inlined per report, in bytes of image (base64 adds a third): enough for a few
 # hundred viewport screenshots, while a browser still opens the file without strain.
