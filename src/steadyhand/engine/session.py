@@ -27,11 +27,11 @@ log = logging.getLogger("steadyhand.session")
 
 class TabState(Protocol):
     """What the snapshot layer keeps of a tab: its page model, refs, and what the agent last
-    saw (snapshot/state.py). The engine carries it, past the tab's close, and through a
-    recovery."""
+    saw (snapshot/state.py). The engine only carries it: what of it outlives the page (the
+    refs handed out) is kept past the tab's close and handed on by a recovery."""
 
     def reloaded(self) -> TabState:
-        """What of it still holds once a recovery reloaded the tab's page."""
+        """What of it still holds once the tab's page is gone or reloaded."""
         ...
 
 
@@ -96,7 +96,7 @@ class Session:
         self.actions_since_checkpoint = 0
         self.checkpointed_urls: dict[str, str] = {}
         self.on_crash: Callable[[str], None] | None = None  # called with a crashed tab's id
-        # Closed tabs' states: a recovery keeps their refs known too.
+        # What closed tabs leave (their refs): a recovery keeps those known too.
         self._closed_states: dict[str, TabState] = {}
         context.on("page", self._adopt)
 
@@ -143,7 +143,7 @@ class Session:
     def forget(self, tab_id: str) -> None:
         tab = self.tabs.pop(tab_id, None)
         if tab is not None and tab.state is not None:
-            self._closed_states[tab_id] = tab.state
+            self._closed_states[tab_id] = tab.state.reloaded()
         if self._current == tab_id:
             self._current = next(reversed(self.tabs), None)
 

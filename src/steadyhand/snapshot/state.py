@@ -39,8 +39,9 @@ class SnapshotState:
         return self.baseline is not None and not self.acted_since_baseline
 
     def reloaded(self) -> SnapshotState:
-        """After a recovery reloaded the page: refs handed out before stay known (so they
-        are refused as stale, not as never issued); the model and baseline start afresh."""
+        """Once the page is gone (closed, or reloaded by a recovery): refs handed out before
+        stay known (so they are refused as stale, not as never issued); the model and the
+        baseline start afresh."""
         return SnapshotState(refs=self.refs)
 
 
