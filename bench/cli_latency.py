@@ -50,6 +50,7 @@ from steadyhand.engine.chromium import find_chromium
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.execute.run import execute
+from steadyhand.snapshot import page_model
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 
@@ -170,7 +171,8 @@ async def measure_hot(n: int, url: str, root: Path, ab: Path | None) -> Samples:
     local_settings = Settings.load(state_dir=root / "inproc")
     local_settings.state_dir.mkdir(mode=0o700)
     store = Store(local_settings.store_path)
-    runtime = Runtime(local_settings, Engine(local_settings, store), store)
+    engine = Engine(local_settings, store, page_model.install)
+    runtime = Runtime(local_settings, engine, store)
     ab_env = agent_browser_env(root / "ab-hot")
     samples: Samples = defaultdict(list)
     try:

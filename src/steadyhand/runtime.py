@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 def open_engine(settings: Settings, store: Store, vault: Vault) -> Engine:
     """The engine, knowing the sessions a predecessor left and the secrets of its endpoints."""
     from steadyhand.engine.engine import Engine
+    from steadyhand.snapshot import page_model
 
-    engine = Engine(settings, store)
+    engine = Engine(settings, store, page_model.install)
     engine.remote.expand = lambda text, url: vault.expand(text, url, "a browser endpoint's headers")
     engine.load_suspended({r.name for r in store.session_rows() if r.status == "suspended"})
     return engine

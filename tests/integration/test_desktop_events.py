@@ -28,7 +28,7 @@ FORM = "gtk3_form.py"
 PATHS = """
 import json, sys, time
 from steadyhand.desktop.tree import applications, walk
-from steadyhand.desktop.worker import Deadline
+from steadyhand.desktop.deadline import Deadline
 pid = int(sys.argv[1])
 root = next(obj for _name, p, obj in applications() if p == pid)
 nodes, stack = {}, [walk(root, pid, Deadline(time.monotonic() + 20))]

@@ -15,7 +15,7 @@ import pytest
 import steadyhand
 from steadyhand.config import Settings, default_config_file
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import cli, cli_relay
+from steadyhand.fronts import cli, cli_errors, cli_relay
 
 SRC = str(Path(steadyhand.__file__).resolve().parent.parent)
 IMPORT_PROBE = f"""
@@ -185,7 +185,7 @@ def test_a_lost_reply_is_reported_as_the_reference_does(
         "see daemon.log in the state dir; `steadyhand daemon status`",
         {"sent": True},
     )
-    code = cli.report_error(error, as_json)
+    code = cli_errors.report_error(error, as_json)
     theirs = capsys.readouterr()
     assert cli_relay.no_answer(message, as_json) == code == 6
     assert capsys.readouterr() == theirs

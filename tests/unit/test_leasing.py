@@ -14,6 +14,7 @@ import pytest
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.leasing import SessionLeases
+from steadyhand.snapshot import page_model
 from steadyhand.store.open import open_store, shown_owner
 from tests.conftest import make_settings
 
@@ -27,7 +28,9 @@ def daemons(store_url: str, tmp_path: Path) -> Iterator[tuple[SessionLeases, Ses
     for name in ("A", "B"):
         settings = make_settings(tmp_path / name, store_url=store_url, daemon_name=name)
         store = open_store(settings)
-        made.append(SessionLeases(store, Engine(settings, store), name, LEASE_S))
+        made.append(
+            SessionLeases(store, Engine(settings, store, page_model.install), name, LEASE_S)
+        )
     yield made[0], made[1]
     for leases in made:
         leases.store.close()

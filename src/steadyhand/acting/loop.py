@@ -48,6 +48,7 @@ from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.page_model import MODEL
 from steadyhand.snapshot.render import View, page
+from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.take import take
 from steadyhand.snapshot.tree import Node
 
@@ -147,7 +148,7 @@ class Act:
         tb: TracebackType | None,
     ) -> None:
         if exc is not None or not self.changes:
-            self.tab.acted_since_baseline = True
+            state_of(self.tab).acted_since_baseline = True
 
     # ------------------------------------------------------------------ tries
 
@@ -276,8 +277,9 @@ class Act:
                 timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
             )
             self.watchdog.extend(cleared)
-        if self.changes and not self.tab.fresh_baseline():
-            self.tab.seen(await take(self.tab, self.call.remaining_ms()))
+        state = state_of(self.tab)
+        if self.changes and not state.fresh_baseline():
+            state.seen(await take(self.tab, self.call.remaining_ms()))
         if not self._counting:
             try:
                 before = await self.tab.page.evaluate(MUTATIONS_JS)
@@ -297,7 +299,7 @@ class Act:
         if not self.stopped_by_dialog:
             changes, dom_changed = await self._aftermath()
         # The title as the read after the action found it; read it apart when none ran.
-        title = self.tab.model.title if self._title_read else None
+        title = state_of(self.tab).model.title if self._title_read else None
         done = await action_result(self.tab, action, ref, self._url_before, title, **self.detail)
         done.changes = changes
         done.dom_changed = dom_changed
@@ -356,7 +358,7 @@ class Act:
     def _may_download(self, ref: str | None) -> bool:
         """The action clicked a `download` link, or a page load it sent ended without a
         page: a download may still be announced."""
-        entry = self.tab.refs.lookup(ref) if ref else None
+        entry = state_of(self.tab).refs.lookup(ref) if ref else None
         if entry is not None and entry.downloads:
             return True
         return bool(self.tab.log.aborted_navigations_since(self.call.started))
@@ -379,7 +381,7 @@ class Act:
         try:
             return await asyncio.wait_for(read(), budget_s)
         except TimeoutError:
-            self.tab.acted_since_baseline = True
+            state_of(self.tab).acted_since_baseline = True
             note = (
                 f"# the page did not answer within {budget_s:.1f} s after the action (busy or "
                 "hung): take a snapshot to see it"
@@ -404,7 +406,7 @@ class Act:
     async def _dom_changed(self) -> bool | None:
         if not self._counting or self.tab.page.url != self._url_before:
             return None
-        count = self.tab.model.mutations if self._read_after else None
+        count = state_of(self.tab).model.mutations if self._read_after else None
         self._read_after = False  # a later call (an awaited effect) reads the page again
         if count is None:
             try:
@@ -418,16 +420,17 @@ class Act:
     async def _changes(self) -> str:
         """What the action changed, read once the page has settled."""
         tab = self.tab
+        state = state_of(tab)
         try:
             taken = await take(tab, self.call.remaining_ms())
         except (PlaywrightError, SteadyhandError) as exc:
-            tab.acted_since_baseline = True
+            state.acted_since_baseline = True
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
         self._read_after = self._title_read = True
         seen: list[Node] = []
-        text = report(tab.baseline, taken, View(), seen, counts=False)
-        tab.seen(taken)
-        tab.refs.saw(seen)
+        text = report(state.baseline, taken, View(), seen, counts=False)
+        state.seen(taken)
+        state.refs.saw(seen)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)
         if chunk.next_offset is None:
             return chunk.text
@@ -486,7 +489,7 @@ class Act:
             entry = resolve_entry(self.tab, value)
         except SteadyhandError as exc:
             return exc.code == ErrorCode.STALE_REF  # its page is gone, and it with it
-        handle = await self.tab.model.element(page_, entry.doc, entry.key, act=False)
+        handle = await state_of(self.tab).model.element(page_, entry.doc, entry.key, act=False)
         if handle is None:
             return True
         try:

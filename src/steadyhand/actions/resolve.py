@@ -30,6 +30,7 @@ from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.page_model import Renamed
 from steadyhand.snapshot.refs import RefEntry, identities
+from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.take import take
 
 SNAPSHOT_HINT = "take a new snapshot (or use find) and use a ref from it"
@@ -75,7 +76,7 @@ async def resolve_ref(tab: Tab, ref: str, timeout_ms: float) -> Target:
     twin, why = _twin(tab, taken, entry, frames)
     if twin is None:
         raise _stale(tab, ref, why, GONE if why == _gone(entry) else "")
-    new_entry = tab.refs.lookup(twin)
+    new_entry = state_of(tab).refs.lookup(twin)
     handle = await _pin(tab, new_entry) if new_entry else None
     if handle is None:
         raise _stale(tab, ref, f"the {entry.label()} it named was replaced and is going again")
@@ -90,15 +91,16 @@ def resolve_entry(tab: Tab, ref: str) -> RefEntry:
             f"{ref!r} is not a ref",
             "refs look like e12; copy one from a snapshot",
         )
-    entry = tab.refs.lookup(ref)
+    refs = state_of(tab).refs
+    entry = refs.lookup(ref)
     if entry is not None:
         return entry
-    if tab.refs.was_issued(ref):
+    if refs.was_issued(ref):
         raise _stale(tab, ref, "it belonged to a page this tab has since left")
     raise SteadyhandError(
         ErrorCode.NOT_FOUND,
         f"tab {tab.id} has handed out no ref {ref}",
-        SNAPSHOT_HINT if len(tab.refs) else "take a snapshot first: refs come from it",
+        SNAPSHOT_HINT if len(refs) else "take a snapshot first: refs come from it",
         {"ref": ref, "tab": tab.id},
     )
 
@@ -112,7 +114,7 @@ async def _pin(tab: Tab, entry: RefEntry) -> ElementHandle | None:
     if not entry.doc:
         return None
     try:
-        return await tab.model.element(
+        return await state_of(tab).model.element(
             tab.page, entry.doc, entry.key, act=True, name=entry.identity.name
         )
     except Renamed as exc:
@@ -139,7 +141,7 @@ def _twin(tab: Tab, taken: Capture, entry: RefEntry, frames: list[int]) -> tuple
     if len(matches) == want.group:
         twin = matches[want.nth]
         if twin.ref is None:
-            tab.refs.issue(taken, [twin])
+            state_of(tab).refs.issue(taken, [twin])
         return twin.ref, ""
     if not matches:
         return None, _gone(entry)

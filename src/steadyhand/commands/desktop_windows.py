@@ -15,7 +15,8 @@ from pydantic import Field
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, positional, secret_field
 from steadyhand.desktop import clipboard, launch
-from steadyhand.desktop.windows import WindowActed, WindowFacts, Windows, parse_id, window_data
+from steadyhand.desktop.windows import WindowActed, Windows
+from steadyhand.desktop.xwindows import WindowFacts, parse_id, window_data
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 

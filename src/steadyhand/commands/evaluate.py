@@ -16,6 +16,7 @@ from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.state import state_of
 from steadyhand.vault import mask_text
 
 # Turns any value into JSON: what JSON cannot hold (nodes, functions, cycles, NaN, bigint,
@@ -132,7 +133,7 @@ async def evaluate(call: Call, params: EvaluateParams) -> EvaluateResult:
     try:
         handle = await _run(call, tab, params)
     finally:
-        tab.acted_since_baseline = True  # the script may have changed the page
+        state_of(tab).acted_since_baseline = True  # the script may have changed the page
     try:
         found = await handle.evaluate(TO_JSON_JS)
     finally:

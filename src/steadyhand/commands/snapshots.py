@@ -27,6 +27,7 @@ from steadyhand.snapshot.render import (
     render,
     truncation_marker,
 )
+from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.take import take
 from steadyhand.snapshot.tree import Node
 
@@ -100,11 +101,12 @@ async def snapshot(call: Call, params: SnapshotParams) -> SnapshotResult:
     tab = await call.tab(params.tab)
     max_chars = params.max_chars or call.runtime.settings.snapshot_max_chars
     key: tuple[object, ...] = (view, params.selector, params.ref, params.frame, params.diff)
-    if params.offset and tab.paged is not None and tab.paged[0] == key:
-        text = tab.paged[1]  # the same text the earlier parts came from
+    state = state_of(tab)
+    if params.offset and state.paged is not None and state.paged[0] == key:
+        text = state.paged[1]  # the same text the earlier parts came from
     else:
         text = await _snapshot_text(call, tab, params, view)
-        tab.paged = (key, text)
+        state.paged = (key, text)
     chunk = page(text, params.offset, max_chars)
     shown = chunk.text + truncation_marker(chunk)
     return SnapshotResult(
@@ -119,14 +121,15 @@ async def snapshot(call: Call, params: SnapshotParams) -> SnapshotResult:
 
 async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: View) -> str:
     selected: set[tuple[int, str]] | None = None
+    state = state_of(tab)
     taken = await take(tab, call.remaining_ms(), cells=params.cells)
     if params.selector is not None:
         selected = await _selector_keys(tab, taken, params.selector, params.frame)
     if params.diff:
         seen: list[Node] = []
-        text = report(tab.baseline, taken, view, seen)
-        tab.seen(taken)
-        tab.refs.saw(seen)
+        text = report(state.baseline, taken, view, seen)
+        state.seen(taken)
+        state.refs.saw(seen)
         return text
     roots: list[Node] = [taken.root]
     if params.frame is not None:
@@ -136,8 +139,8 @@ async def _snapshot_text(call: Call, tab: Tab, params: SnapshotParams, view: Vie
     if selected is not None:
         roots = _topmost(roots, selected)
     elif params.frame is None and params.ref is None:
-        tab.seen(taken)  # the agent has seen the whole page as it is now
-    tab.refs.saw(_walk(roots))
+        state.seen(taken)  # the agent has seen the whole page as it is now
+    state.refs.saw(_walk(roots))
     return render(roots, view)
 
 
@@ -179,7 +182,7 @@ async def _selector_keys(
             f"no element matches --selector {selector!r}",
             "check the selector against the page (snapshot without it shows the page)",
         )
-    index = tab.model.model_of(where).index
+    index = state_of(tab).model.model_of(where).index
     keys = await locator.first.evaluate(WITHIN_JS)
     return {(index, str(k)) for k in keys}
 
@@ -282,8 +285,9 @@ async def find(call: Call, params: FindParams) -> FindResult:
     taken = await take(tab, call.remaining_ms())
     found = find_nodes(taken, params.text, params.role, params.name, params.exact)
     shown = found[: params.limit]
-    tab.refs.issue(taken, [f.node for f in shown])
-    tab.refs.saw(f.node for f in shown)
+    refs = state_of(tab).refs
+    refs.issue(taken, [f.node for f in shown])
+    refs.saw(f.node for f in shown)
     view = View()
     matches, lines = [], []
     for item in shown:

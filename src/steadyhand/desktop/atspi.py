@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.gi_path import ensure_gi
-from steadyhand.desktop.worker import Deadline
 
 OFFSCREEN = -(2**31)  # GTK's extents for a widget that is not mapped (closed popups)
 STATES = (

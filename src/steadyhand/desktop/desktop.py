@@ -15,8 +15,9 @@ from typing import Any
 
 from playwright.async_api import Playwright
 
-from steadyhand.desktop import procs, see, windows, xinput
+from steadyhand.desktop import procs, see, xinput, xwindows
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
+from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router
 from steadyhand.desktop.transport import Target, Want
@@ -32,7 +33,7 @@ from steadyhand.desktop.tree import (
 from steadyhand.desktop.via_atspi import AtspiTransport
 from steadyhand.desktop.via_cdp import CdpTransport
 from steadyhand.desktop.via_xinput import XInputTransport
-from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker, Deadline, timed_out
+from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 NO_ANSWER_S = CALL_TIMEOUT_MS / 1000 * 0.8  # an answer this late came from libatspi's timeout
@@ -84,7 +85,7 @@ class Desktop:
             if window is None:
                 roots, cached = self._walk(app, limit, reuse)
             else:
-                shown = windows.find(windows.parse_id(window))[1]
+                shown = xwindows.find(xwindows.parse_id(window))[1]
                 roots, cached = self._walk(_pid_of(shown), limit, reuse)
                 roots = [_frame_of(roots[0], shown)]
             return "\n".join(render(r, screen, everything) for r in roots), cached
@@ -214,7 +215,7 @@ class Desktop:
             boxes: list[tuple[str, Box]] = []
             if annotate:
                 screen = xinput.screen_size()
-                stack = windows.stacking()
+                stack = xwindows.stacking()
                 for root in self._walk(app, limit)[0]:
                     boxes += [
                         (n.ref, n.facts.box)
@@ -222,7 +223,7 @@ class Desktop:
                         if n.ref
                         and n.facts.box
                         and n.facts.role not in WHOLE_WINDOWS
-                        and not windows.covered(n.facts.pid, n.facts.box.centre, stack)
+                        and not xwindows.covered(n.facts.pid, n.facts.box.centre, stack)
                     ]
             canvas = see.grab()
             see.annotate(canvas, boxes)
@@ -310,7 +311,7 @@ def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
     return found
 
 
-def _pid_of(window: windows.WindowFacts) -> str:
+def _pid_of(window: xwindows.WindowFacts) -> str:
     if window.pid is None:
         raise SteadyhandError(
             ErrorCode.NOT_FOUND,
@@ -321,7 +322,7 @@ def _pid_of(window: windows.WindowFacts) -> str:
     return str(window.pid)
 
 
-def _frame_of(root: Node, window: windows.WindowFacts) -> Node:
+def _frame_of(root: Node, window: xwindows.WindowFacts) -> Node:
     """The application's top-level accessible that is this X window: its title, and of
     several so titled, the one whose box is nearest the window's corner."""
     tops = [c for c in root.children if c.facts.role in (*WHOLE_WINDOWS, "alert")]

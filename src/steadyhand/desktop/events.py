@@ -32,8 +32,9 @@ from typing import Any
 
 from steadyhand.config import DESKTOP_EVENT_KINDS, event_kinds
 from steadyhand.desktop.atspi import atspi, attempt, glib
+from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.tree import applications
-from steadyhand.desktop.worker import AtspiWorker, Deadline
+from steadyhand.desktop.worker import AtspiWorker
 from steadyhand.webhook import Webhook
 
 log = logging.getLogger("steadyhand.desktop.events")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from steadyhand.desktop import procs
-from steadyhand.desktop.windows import WindowFacts, list_windows
-from steadyhand.desktop.worker import Deadline
+from steadyhand.desktop.deadline import Deadline
+from steadyhand.desktop.xwindows import WindowFacts, list_windows
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 if TYPE_CHECKING:

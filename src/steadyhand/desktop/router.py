@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.desktop.atspi import Facts, atspi, attempt, read
+from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.desktop.transport import Target, Transport, Want
 from steadyhand.desktop.via_atspi import scroll_bars
-from steadyhand.desktop.worker import MARGIN_S, AtspiWorker, Deadline, timed_out
+from steadyhand.desktop.worker import MARGIN_S, AtspiWorker
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 
 SETTLE_S = 0.25  # how long an effect may take to show in the tree (Qt: ~100 ms)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from steadyhand.desktop.atspi import Facts, atspi, attempt, read
-from steadyhand.desktop.worker import Deadline
+from steadyhand.desktop.deadline import Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 MAX_NODES = 20_000

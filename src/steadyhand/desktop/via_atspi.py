@@ -7,9 +7,10 @@ import time
 from typing import Any
 
 from steadyhand.desktop.atspi import atspi
+from steadyhand.desktop.deadline import timed_out
 from steadyhand.desktop.transport import Target, Want
 from steadyhand.desktop.tree import Node
-from steadyhand.desktop.worker import AtspiWorker, timed_out
+from steadyhand.desktop.worker import AtspiWorker
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 # Tried in this order: GTK says click; Qt's check box has Toggle (its Press does not toggle).

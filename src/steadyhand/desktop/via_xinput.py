@@ -7,12 +7,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from steadyhand.desktop import windows, xinput
+from steadyhand.desktop import xinput, xwindows
 from steadyhand.desktop.atspi import Facts, read
+from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.transport import TEXT_ROLES, Target, Want
 from steadyhand.desktop.tree import ancestor
 from steadyhand.desktop.via_atspi import no_option, option, option_item
-from steadyhand.desktop.worker import AtspiWorker, Deadline
+from steadyhand.desktop.worker import AtspiWorker
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 POPUP_WAIT_S = 1.0  # how long a combo box's list may take to open
@@ -57,7 +58,7 @@ class XInputTransport:
         assert centre is not None  # can_handle said so
         # Looked at here, on the AT-SPI thread, and only when X input is to act: reading
         # the window stack costs ~8 ms, more than an accessible action itself.
-        if windows.covered(target.facts.pid, centre):
+        if xwindows.covered(target.facts.pid, centre):
             raise SteadyhandError(
                 ErrorCode.NOT_ACTIONABLE,
                 "another application's window is on top of it",

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 T = TypeVar("T")
@@ -25,27 +26,6 @@ CALL_TIMEOUT_MS = 1_000  # libatspi's per-call D-Bus timeout (its default is 800
 # application hold the thread past the deadlines of the commands queued behind it.
 STARTUP_TIMEOUT_MS = CALL_TIMEOUT_MS
 MARGIN_S = 0.15
-
-
-class Deadline:
-    """The time a piece of work must be done by (time.monotonic)."""
-
-    def __init__(self, at: float) -> None:
-        self.at = at
-
-    def check(self, doing: str) -> None:
-        if time.monotonic() > self.at:
-            raise timed_out(f"{doing} did not finish within its deadline")
-
-
-def timed_out(what: str) -> SteadyhandError:
-    """A desktop command's `timeout`: most likely an application that does not answer."""
-    return SteadyhandError(
-        ErrorCode.TIMEOUT,
-        what,
-        "the application may be hung or busy; the daemon and other applications are "
-        "unaffected: try again later, with a longer --timeout, or for one app (--app)",
-    )
 
 
 class AtspiWorker:

@@ -44,7 +44,6 @@ from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.remote import RemoteBrowsers
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
-from steadyhand.snapshot.page_model import install as install_page_model
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.base import Checkpoint, Store
 from steadyhand.store.redact import redact_url
@@ -62,7 +61,12 @@ RESTORE_TAB_TIMEOUT_MS = 15_000.0
 class Engine:
     """Browsers and sessions for one process. Launches Chromium on first use."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        prepare_context: Callable[[BrowserContext], Awaitable[None]],
+    ) -> None:
         self.settings = settings
         self.store = store
         self.profiles = Profiles(settings.profiles_dir)
@@ -78,6 +82,11 @@ class Engine:
         # Asked (session, host) before a session's browser connects to an allowed host:
         # None to go on, else why not. The runtime sets it to the approval gate's.
         self.connection_gate: Callable[[str, str], Awaitable[str | None]] | None = None
+        # Run on every context the engine opens, before its first page: the page model's
+        # install (snapshot/page_model.py, given by runtime.open_engine), so that its script
+        # runs in every document before the page's own. The engine does not import it: the
+        # snapshot layer sits above the engine.
+        self.prepare_context = prepare_context
         self._recovering: dict[str, asyncio.Task[Any]] = {}  # recoveries and restores
         self.recoveries = 0
         self.chromium_path = ""
@@ -303,7 +312,7 @@ class Engine:
         except BaseException:
             await proxy.close()
             raise
-        await install_page_model(context)
+        await self.prepare_context(context)
         session = Session(
             name,
             context,
@@ -651,9 +660,10 @@ class Engine:
         if previous is not None:
             # Refs handed out before name nothing in the reloaded pages: keep them known,
             # so they are refused as stale rather than as never issued.
+            states = previous.tab_states()
             for tab_id, tab in session.tabs.items():
-                if tab_id in previous.registries:
-                    tab.refs = session.registries[tab_id] = previous.registries[tab_id]
+                if tab_id in states:
+                    tab.state = states[tab_id].reloaded()
         session.checkpointed_urls = session.urls()
         self._lost.pop(name, None)
         await asyncio.to_thread(self.store.set_session_status, name, "active", profile)

@@ -14,15 +14,14 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.config import Settings
 from steadyhand.engine import playwright_errors
+from steadyhand.engine.pool import Pool
 from steadyhand.engine.session import Session
-
-if TYPE_CHECKING:
-    from steadyhand.engine.engine import Engine
 
 log = logging.getLogger("steadyhand.health")
 
@@ -72,10 +71,24 @@ async def probe(session: Session, timeout_ms: float, health: Health) -> str:
     return "; ".join(problems)
 
 
+class Watched(Protocol):
+    """What the monitor needs of the engine it watches (engine.py's `Engine`)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def pool(self) -> Pool: ...
+
+    def sessions(self) -> list[Session]: ...
+
+    async def recover(self, name: str, why: str) -> None: ...
+
+
 class HealthMonitor:
     """The heartbeat: one loop over every live session of the engine."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Watched) -> None:
         self.engine = engine
         settings = engine.settings
         self.interval_s = settings.health_interval_s

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
@@ -21,13 +21,18 @@ from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.snapshot.page_model import PageModel
-from steadyhand.snapshot.refs import RefRegistry
 
 log = logging.getLogger("steadyhand.session")
 
-if TYPE_CHECKING:
-    from steadyhand.snapshot.capture import Capture
+
+class TabState(Protocol):
+    """What the snapshot layer keeps of a tab: its page model, refs, and what the agent last
+    saw (snapshot/state.py). The engine only carries it: what of it outlives the page (the
+    refs handed out) is kept past the tab's close and handed on by a recovery."""
+
+    def reloaded(self) -> TabState:
+        """What of it still holds once the tab's page is gone or reloaded."""
+        ...
 
 
 @dataclass
@@ -35,28 +40,12 @@ class Tab:
     id: str
     page: Page
     events: PageEvents
-    refs: RefRegistry = field(default_factory=RefRegistry)
-    model: PageModel = field(default_factory=PageModel)  # what the tab shows, kept current
-    snapshot_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # What the agent last saw of this tab: the base of `snapshot --diff` and `--changes`.
-    baseline: Capture | None = None
-    acted_since_baseline: bool = False
-    # The last long snapshot, kept so `--offset` pages through one and the same text.
-    paged: tuple[tuple[object, ...], str] | None = None
+    state: TabState | None = None  # made by the snapshot layer on first use
     # What the page logged and fetched since the tab was adopted (`console`, `network`).
     log: PageLog = field(default_factory=PageLog)
     # Main-frame documents (document_id) a named secret was typed into: `evaluate` could read
     # it back transformed past the masking, so it is refused there (steadyhand/vault.py).
     secret_documents: set[str] = field(default_factory=set)
-
-    def seen(self, capture: Capture) -> None:
-        """The agent now knows the page as `capture` read it: later changes diff from it."""
-        self.baseline = capture
-        self.acted_since_baseline = False
-
-    def fresh_baseline(self) -> bool:
-        """Whether the baseline is the page as it was after the last action."""
-        return self.baseline is not None and not self.acted_since_baseline
 
     async def document_id(self) -> str:
         """Identity of the main-frame document now loaded (changes on every navigation)."""
@@ -107,8 +96,8 @@ class Session:
         self.actions_since_checkpoint = 0
         self.checkpointed_urls: dict[str, str] = {}
         self.on_crash: Callable[[str], None] | None = None  # called with a crashed tab's id
-        # Every tab's ref registry, closed tabs' too: a recovery keeps old refs known.
-        self.registries: dict[str, RefRegistry] = {}
+        # What closed tabs leave (their refs): a recovery keeps those known too.
+        self._closed_states: dict[str, TabState] = {}
         context.on("page", self._adopt)
 
     def _adopt(self, page: Page) -> None:
@@ -123,7 +112,7 @@ class Session:
             if tab.page is page:
                 if tab_id is not None and tab_id != tab.id and tab_id not in self.tabs:
                     self.tabs[tab_id] = self.tabs.pop(tab.id)
-                    self.registries[tab_id] = self.registries.pop(tab.id, tab.refs)
+                    self._closed_states.pop(tab_id, None)
                     tab.id = tab_id
                 return tab
         events = PageEvents(page, self.download_path, self.dialog_policy)
@@ -131,7 +120,7 @@ class Session:
         if tab_id is None or tab_id in self.tabs:
             tab_id = f"t{self.next_tab}"
         tab = Tab(id=tab_id, page=page, events=events)
-        self.registries[tab_id] = tab.refs
+        self._closed_states.pop(tab_id, None)
         number = tab_id[1:]
         if number.isdigit():
             self.next_tab = max(self.next_tab, int(number) + 1)
@@ -145,8 +134,16 @@ class Session:
         """Each open tab's URL, by tab id."""
         return {t.id: t.page.url for t in self.tabs.values() if not t.page.is_closed()}
 
+    def tab_states(self) -> dict[str, TabState]:
+        """Every tab's state by tab id, closed tabs' too."""
+        states = dict(self._closed_states)
+        states.update((i, t.state) for i, t in self.tabs.items() if t.state is not None)
+        return states
+
     def forget(self, tab_id: str) -> None:
-        self.tabs.pop(tab_id, None)
+        tab = self.tabs.pop(tab_id, None)
+        if tab is not None and tab.state is not None:
+            self._closed_states[tab_id] = tab.state.reloaded()
         if self._current == tab_id:
             self._current = next(reversed(self.tabs), None)
 

@@ -39,6 +39,7 @@ from steadyhand.engine.session import Tab
 from steadyhand.engine.urls import normalize_url
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.lookup import is_ref
+from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.tree import parse as parse_tree
 from steadyhand.store.redact import redact, redact_url
 
@@ -134,7 +135,7 @@ async def need_for(policy: Policy, spec: Command, call: Call, params: Any) -> Ne
     tab = await _tab(call, params)
     values = tuple(getattr(params, "values", ()) or ())
     if is_ref(target):
-        entry = tab.refs.lookup(target)
+        entry = state_of(tab).refs.lookup(target)
         if entry is None:
             return None  # unknown or stale: the command fails on it without acting
         element = Element(entry.identity.role, entry.identity.name, entry.url)
@@ -157,7 +158,7 @@ async def _fill_need(policy: Policy, call: Call, params: Any) -> Need | None:
         return None
     tab = await _tab(call, params)
     for spec, value in params.fields.items():
-        entry = tab.refs.lookup(spec) if is_ref(spec) else None
+        entry = state_of(tab).refs.lookup(spec) if is_ref(spec) else None
         element = Element(entry.identity.role, entry.identity.name) if entry else None
         if element is None:  # a locator: its elements as the page has them now
             found = await locator_elements(tab.page, spec)
@@ -181,7 +182,7 @@ async def _submit_need(
     what = spec or f"the focused {facts['tag']}"
     key = "" if submits else str(params.key).split("+")[-1]
     if facts["activates"] and key:  # a button, link, checkbox ...: pressing it clicks it
-        entry = tab.refs.lookup(spec) if spec and is_ref(spec) else None
+        entry = state_of(tab).refs.lookup(spec) if spec and is_ref(spec) else None
         element = (
             Element(entry.identity.role, entry.identity.name, entry.url)
             if entry
@@ -285,7 +286,7 @@ async def _tab(call: Call, params: Any) -> Tab:
 
 async def _describe(call: Call, params: Any) -> str:
     tab = await _tab(call, params)
-    entry = tab.refs.lookup(params.ref) if is_ref(params.ref) else None
+    entry = state_of(tab).refs.lookup(params.ref) if is_ref(params.ref) else None
     return f"{params.ref} ({entry.label()})" if entry else str(params.ref)
 
 

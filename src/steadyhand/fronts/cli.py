@@ -16,8 +16,9 @@ from pathlib import Path
 
 from steadyhand import rpc_client
 from steadyhand.config import Settings
-from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import reply
+from steadyhand.fronts.cli_errors import report_error
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
@@ -280,23 +281,13 @@ class StreamLines:
         self.printed += 1
 
 
-def report_error(exc: SteadyhandError, as_json: bool) -> int:
-    if as_json:
-        print(json.dumps({"ok": False, "error": exc.to_dict()}))
-    else:
-        print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
-    return exit_code_for(exc.code)
-
-
 # ---------------------------------------------------------------- entry point
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["desktop", "session"]:  # a process wrapper, not a daemon command
-        from steadyhand.desktop.session_cli import main as desktop_session
+        from steadyhand.fronts.cli_desktop_session import main as desktop_session
 
         return desktop_session(argv[2:])
     if argv and argv[0] in FRONTS:

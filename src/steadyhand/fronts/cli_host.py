@@ -187,7 +187,7 @@ def printed(command: cli.Spec, answer: Any, as_json: bool) -> dict[str, Any]:
 
 
 def report(exc: SteadyhandError, as_json: bool) -> dict[str, Any]:
-    """cli.report_error's output."""
+    """cli_errors.report_error's output."""
     if as_json:
         out = json.dumps({"ok": False, "error": exc.to_dict()}) + "\n"
         return {"stdout": out, "stderr": "", "exit": exit_code_for(exc.code)}

@@ -297,7 +297,7 @@ def decode(line: bytes) -> "dict[str, Any]":
 
 
 def no_answer(message: str, as_json: bool) -> int:
-    """cli.report_error of the daemon_unavailable error rpc_client raises (exit 6)."""
+    """cli_errors.report_error of the daemon_unavailable error rpc_client raises (exit 6)."""
     hint = "see daemon.log in the state dir; `steadyhand daemon status`"
     if as_json:
         error = (

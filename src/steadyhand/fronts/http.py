@@ -24,7 +24,7 @@ import uvicorn
 from steadyhand.client import Backend, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.cli import report_error
+from steadyhand.fronts.cli_errors import report_error
 from steadyhand.fronts.http_app import build_app
 from steadyhand.fronts.http_security import (
     ASGIApp,

@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.engine.session import Tab
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.render import actionable
+from steadyhand.snapshot.state import state_of
 
 # Where an iframe's document starts, relative to the iframe element's box.
 CONTENT_ORIGIN_JS = """e => {
@@ -92,7 +93,7 @@ async def _frame_origins(tab: Tab, taken: Capture) -> dict[int, tuple[int, int]]
 
 
 async def _content_origin(tab: Tab, doc: str, key: str) -> tuple[int, int] | None:
-    handle = await tab.model.element(tab.page, doc, key, act=False)
+    handle = await state_of(tab).model.element(tab.page, doc, key, act=False)
     if handle is None:
         return None
     try:

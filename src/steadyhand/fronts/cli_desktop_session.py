@@ -18,6 +18,7 @@ from types import FrameType
 
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.fronts.cli_errors import report_error
 
 PR_SET_CHILD_SUBREAPER = 36
 EXPORTED = ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
@@ -60,12 +61,8 @@ def main(argv: list[str]) -> int:
                 print(f"started in {session.started_s:.2f} s", file=sys.stderr)
             return _run(session, args.command)
     except SteadyhandError as exc:
-        from steadyhand.fronts.cli import report_error
-
         return report_error(exc, as_json=False)
     except OSError as exc:  # CMD not found, not executable
-        from steadyhand.fronts.cli import report_error
-
         error = SteadyhandError(ErrorCode.BAD_REQUEST, f"cannot run {args.command[0]}: {exc}")
         return report_error(error, as_json=False)
     finally:
