@@ -83,223 +83,213 @@ def default_config_file() -> Path:
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
-# Each setting: its type (as written in the annotations below) and its default.
-_KINDS = {
-    "state_dir": "Path",
-    "chromium": "str",
-    "headless": "bool",
-    "timeout_short_ms": "int",
-    "timeout_medium_ms": "int",
-    "timeout_long_ms": "int",
-    "act_retries": "int",
-    "upload_dirs": "str",
-    "downloads_dir": "str",
-    "dialogs": "str",
-    "failure_screenshots": "bool",
-    "watchdog": "bool",
-    "watchdog_patterns": "str",
-    "viewport_width": "int",
-    "viewport_height": "int",
-    "daemon_start_timeout_s": "float",
-    "snapshot_max_chars": "int",
-    "act_changes": "bool",
-    "allow_evaluate": "bool",
-    "max_sessions": "int",
-    "pool_wait_ms": "int",
-    "checkpoint_every": "int",
-    "restore_sessions": "str",
-    "max_tabs": "int",
-    "health_interval_s": "float",
-    "health_probe_ms": "int",
-    "health_failures": "int",
-    "http_host": "str",
-    "http_port": "int",
-    "http_allow_remote": "bool",
-    "http_max_body_bytes": "int",
-    "extension_port": "int",
-    "live_max_fps": "float",
-    "live_quality": "int",
-    "allow_file_urls": "bool",
-    "block_link_local": "bool",
-    "block_private": "bool",
-    "allowed_hosts": "str",
-    "blocked_hosts": "str",
-    "file_roots": "str",
-    "cli_cwd_files": "bool",
-    "secrets_file": "str",
-    "secrets_env_prefix": "str",
-    "approver_token": "bool",
-    "approval_names": "str",
-    "approval_domains": "str",
-    "approval_uploads": "bool",
-    "approval_timeout_s": "float",
-    "approval_webhook": "str",
-    "desktop_webhook": "str",
-    "desktop_webhook_events": "str",
-    "desktop_cache_ms": "int",
-    "log_level": "str",
-    "log_stderr_level": "str",
-    "log_max_bytes": "int",
-    "log_backups": "int",
-    "step_screenshots": "bool",
-    "artifacts_keep_sessions": "int",
-    "artifacts_max_bytes": "int",
-    "browser_endpoints": "str",
-    "default_browser": "str",
-    "store_url": "str",
-    "lease_s": "float",
-    "daemon_name": "str",
-}
+
+class Setting:
+    """One setting: its name, its type (as `Settings` annotates it), its default and a line
+    for the README. (Not a dataclass: see Settings.)"""
+
+    __slots__ = ("default", "doc", "kind", "name")
+
+    def __init__(self, name: str, kind: str, default: object, doc: str) -> None:
+        self.name = name
+        self.kind = kind  # Path, str, bool, int or float
+        self.default = default  # a callable is called for each Settings (state_dir)
+        self.doc = doc
 
 
-def _defaults() -> dict[str, Any]:
-    return {
-        "state_dir": default_state_dir(),
-        "chromium": "",
-        "headless": True,
-        # Deadline tiers: a command's --timeout is a tier name or milliseconds. Reading and
-        # acting commands default to medium, page loads to long, status to short.
-        "timeout_short_ms": 5_000,
-        "timeout_medium_ms": 15_000,
-        "timeout_long_ms": 45_000,
-        # Tries after the first, for errors that may pass (element detached, covered).
-        "act_retries": 3,
-        # Directories `upload` may take files from (os.pathsep-separated); "" = state_dir/uploads.
-        "upload_dirs": "",
-        # Where downloads are saved, one folder per session, under the names sites give
-        # them; "" = the session's artifacts (`<time>-download-<name>`, under retention).
-        "downloads_dir": "",
-        # JavaScript dialogs: "report" holds them open for `dialog accept|dismiss`;
-        # "accept" or "dismiss" answers them at once (and says so in the result).
-        "dialogs": "report",
-        "failure_screenshots": True,
-        # Before acting, dismiss known interruptions (consent banners, newsletter modals,
-        # chat widgets over the target); extra patterns from a JSON file.
-        "watchdog": True,
-        "watchdog_patterns": "",
-        "viewport_width": 1280,
-        "viewport_height": 800,
-        "daemon_start_timeout_s": 20.0,
-        # A snapshot longer than this is cut (with a marker saying how to get the rest).
-        "snapshot_max_chars": 40_000,
-        # Act commands return the changes their action made unless told --no-changes.
-        "act_changes": True,
-        # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
-        "allow_evaluate": True,
-        # Live sessions (browser contexts) at once; a new one past the cap waits up to
-        # pool_wait_ms for a slot, then fails with pool_exhausted.
-        "max_sessions": 4,
-        "pool_wait_ms": 0,
-        # A session's state (tab URLs, cookies, storage, viewport) is checkpointed after
-        # each navigation, every this many actions, and when it is suspended.
-        "checkpoint_every": 10,
-        # Sessions a stopped daemon left (suspended): "on_use" restores one when a command
-        # names it, "at_start" restores them all when the daemon starts, "never" leaves
-        # them to `session restore NAME` (a command on one is refused).
-        "restore_sessions": "on_use",
-        # Tabs a session may hold open; `open`/`tab new` beyond it fail naming the oldest.
-        "max_tabs": 20,
-        # Health probes: every tab answers a trivial evaluate within health_probe_ms;
-        # after health_failures failed probes in a row the session is recreated from its
-        # checkpoint. 0 turns the probes off.
-        "health_interval_s": 30.0,
-        "health_probe_ms": 5_000,
-        "health_failures": 3,
-        # HTTP API (`steadyhand serve --http`): loopback only unless http_allow_remote; a
-        # bearer token from http.token in the state dir; request bodies capped.
-        "http_host": "127.0.0.1",
-        "http_port": 8787,
-        "http_allow_remote": False,
-        "http_max_body_bytes": 1 << 20,
-        # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
-        # WebSocket on 127.0.0.1 at this port (0 = any free port), for the pairing token only.
-        "extension_port": 9224,
-        # The live view (`/` of the HTTP front): a watched tab's screencast sends at most
-        # live_max_fps frames a second, JPEG at live_quality (1-100).
-        "live_max_fps": 5.0,
-        "live_quality": 60,
-        # Navigation policy, enforced on every document a page loads (top level, redirects,
-        # popups, iframes), the host's DNS answers included: file: URLs are refused unless
-        # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16,
-        # fe80::/10, fd00:ec2::254, metadata.google.internal ...) unless block_link_local is
-        # off; private ranges (RFC 1918, loopback, fc00::/7, 100.64.0.0/10) when
-        # block_private. allowed_hosts (comma-separated, subdomains included; "" = any) and
-        # blocked_hosts narrow it further. A session may tighten it, never loosen it.
-        # The rules: steadyhand/engine/nav_policy.py.
-        "allow_file_urls": False,
-        "block_link_local": True,
-        "block_private": False,
-        "allowed_hosts": "",
-        "blocked_hosts": "",
-        # Files commands write (screenshot, pdf, trace, report, desktop see, profile export,
-        # downloads) or read (upload, profile import) must resolve, symlinks followed, under
-        # the state dir's artifacts, the upload roots (upload_dirs, else the state dir's
-        # uploads), downloads_dir, or file_roots (os.pathsep-separated); a CLI call may also
-        # use its working directory when cli_cwd_files (not /, home or above it, and no
-        # hidden names under it). The rules: steadyhand/files_policy.py.
-        "file_roots": "",
-        "cli_cwd_files": True,
-        # Secrets by name, typed in the daemon and never shown: a TOML file (mode 0600;
-        # "" = state_dir/secrets.toml) and environment variables with secrets_env_prefix.
-        "secrets_file": "",
-        "secrets_env_prefix": "STEADYHAND_SECRET_",
-        # Approvals need the approver: over HTTP the approver token (approver.token in the
-        # state dir, apart from http.token), over the socket the socket's owner; never MCP.
-        "approver_token": False,
-        # Approval gate (nothing is gated by default): a click, download, check, uncheck,
-        # select or press on an element whose accessible name matches approval_names (a
-        # case-insensitive regex, e.g. "pay|buy|place order|delete|confirm|submit
-        # payment"), a navigation (or a link) to one of approval_domains (comma-separated;
-        # subdomains included), and uploads when approval_uploads, wait for `steadyhand
-        # approve ID`, up to approval_timeout_s, then are denied. approval_webhook, when
-        # set, is POSTed each request as JSON. The rules: steadyhand/approvals/policy.py.
-        "approval_names": "",
-        "approval_domains": "",
-        "approval_uploads": False,
-        "approval_timeout_s": 120.0,
-        "approval_webhook": "",
-        # Wake webhook: each desktop event of a kind in desktop_webhook_events
-        # (comma-separated; `window` means window.created and window.destroyed) is POSTed as
-        # JSON to desktop_webhook, in order, in the background; "" = off. The listeners start
-        # with the daemon when it runs in a desktop (DISPLAY and a session bus), else with
-        # the first desktop command. See steadyhand/desktop/events.py.
-        "desktop_webhook": "",
-        "desktop_webhook_events": "window.created,app.started,app.exited",
-        # A desktop snapshot reuses an application's last walk for this long while no
-        # AT-SPI event of it arrived and no desktop action ran since; 0 = always walk.
-        # Window moves send no event: the time bounds how stale boxes can be.
-        "desktop_cache_ms": 2000,
-        # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
-        # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
-        # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
-        "log_level": "info",
-        "log_stderr_level": "warning",
-        "log_max_bytes": 10 << 20,
-        "log_backups": 5,
-        # A screenshot before and after every acting command (click, type, ...), for the
-        # session report; off by default (each costs a capture, tens of ms).
-        "step_screenshots": False,
-        # Artifact retention, applied when the daemon starts and hourly: the files of all
-        # but the artifacts_keep_sessions most recent sessions go, then the oldest files
-        # until the rest fit in artifacts_max_bytes.
-        "artifacts_keep_sessions": 100,
-        "artifacts_max_bytes": 2 << 30,
-        # Browsers steadyhand did not launch: "NAME=URL [HEADER=VALUE ...]" entries separated
-        # by ";". http(s):// and ws://.../devtools/... URLs are DevTools (CDP) endpoints,
-        # other ws(s):// URLs Playwright browser servers (`playwright run-server`). A header
-        # value may hold {{secret:NAME}} (from the secrets store). default_browser: where a
-        # new session runs: "local" (a Chromium launched here), an endpoint's NAME, or
-        # "auto" (the least loaded of local and every endpoint). See engine/endpoints.py.
-        "browser_endpoints": "",
-        "default_browser": "local",
-        # The store: "" = the SQLite file in the state dir; postgresql://... a PostgreSQL
-        # database several daemons share. A daemon leases each session it runs for lease_s
-        # (renewed at a third of it); another daemon takes over a session whose lease ran
-        # out. daemon_name names this daemon in `sessions` ("" = host:pid).
-        "store_url": "",
-        "lease_s": 15.0,
-        "daemon_name": "",
-    }
+# THE table of settings: kinds, defaults, docs, `Settings`' slots and the README's table of
+# settings all come from here. A setting added here is also annotated on `Settings`, for
+# mypy (test_config checks the two agree).
+SETTINGS = (
+    Setting("state_dir", "Path", default_state_dir, "socket, store, logs, profiles, artifacts"),
+    Setting("chromium", "str", "", "the Chromium to launch; empty: look on PATH"),
+    Setting("headless", "bool", True, "launch Chromium headless"),
+    # Deadline tiers: a command's --timeout is a tier name or milliseconds. Reading and
+    # acting commands default to medium, page loads to long, status to short.
+    Setting("timeout_short_ms", "int", 5_000, "the short deadline tier (status)"),
+    Setting("timeout_medium_ms", "int", 15_000, "the medium tier (reading and acting)"),
+    Setting("timeout_long_ms", "int", 45_000, "the long tier (page loads)"),
+    Setting(
+        "act_retries",
+        "int",
+        3,
+        "tries after the first, for errors that may pass (detached, covered)",
+    ),
+    Setting(
+        "upload_dirs",
+        "str",
+        "",
+        "where `upload` may take files from (os.pathsep-separated); empty: state dir's uploads",
+    ),
+    # Downloads go one folder per session, under the names sites give them.
+    Setting(
+        "downloads_dir",
+        "str",
+        "",
+        "where downloads are saved; empty: the session's artifacts (under retention)",
+    ),
+    # "report" holds a JavaScript dialog open for `dialog accept|dismiss`; "accept" or
+    # "dismiss" answers it at once (and says so in the result).
+    Setting("dialogs", "str", "report", "JavaScript dialogs: report, accept or dismiss"),
+    Setting("failure_screenshots", "bool", True, "a screenshot of the page when an action fails"),
+    # Before acting, dismiss known interruptions (consent banners, newsletter modals, chat
+    # widgets over the target).
+    Setting("watchdog", "bool", True, "dismiss known interruptions before acting"),
+    Setting("watchdog_patterns", "str", "", "a JSON file of extra watchdog patterns"),
+    Setting("viewport_width", "int", 1280, "a new page's viewport width"),
+    Setting("viewport_height", "int", 800, "a new page's viewport height"),
+    Setting("daemon_start_timeout_s", "float", 20.0, "how long the CLI waits for a new daemon"),
+    # A snapshot longer than this is cut (with a marker saying how to get the rest).
+    Setting("snapshot_max_chars", "int", 40_000, "a snapshot longer than this is cut"),
+    Setting("act_changes", "bool", True, "act commands return their changes (--no-changes)"),
+    # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
+    Setting("allow_evaluate", "bool", True, "allow `evaluate` (arbitrary JavaScript)"),
+    # Live sessions (browser contexts) at once; a new one past the cap waits up to
+    # pool_wait_ms for a slot, then fails with pool_exhausted.
+    Setting("max_sessions", "int", 4, "live sessions at once"),
+    Setting("pool_wait_ms", "int", 0, "how long a session past max_sessions waits for a slot"),
+    # A session's state (tab URLs, cookies, storage, viewport) is checkpointed after each
+    # navigation, every this many actions, and when it is suspended.
+    Setting("checkpoint_every", "int", 10, "checkpoint a session every this many actions"),
+    # Sessions a stopped daemon left (suspended): "on_use" restores one when a command
+    # names it, "at_start" restores them all when the daemon starts, "never" leaves them to
+    # `session restore NAME` (a command on one is refused).
+    Setting("restore_sessions", "str", "on_use", "suspended sessions: on_use, at_start or never"),
+    # `open`/`tab new` beyond it fail naming the oldest tab.
+    Setting("max_tabs", "int", 20, "tabs a session may hold open"),
+    # Health probes: every tab answers a trivial evaluate within health_probe_ms; after
+    # health_failures failed probes in a row the session is recreated from its checkpoint.
+    Setting("health_interval_s", "float", 30.0, "seconds between health probes; 0: off"),
+    Setting("health_probe_ms", "int", 5_000, "how long a tab has to answer a probe"),
+    Setting("health_failures", "int", 3, "failed probes in a row before a session is recreated"),
+    # HTTP API (`steadyhand serve --http`): loopback only unless http_allow_remote; a bearer
+    # token from http.token in the state dir; request bodies capped.
+    Setting("http_host", "str", "127.0.0.1", "the HTTP front's address"),
+    Setting("http_port", "int", 8787, "the HTTP front's port"),
+    Setting("http_allow_remote", "bool", False, "let the HTTP front listen beyond loopback"),
+    Setting("http_max_body_bytes", "int", 1 << 20, "the HTTP front's largest request body"),
+    # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
+    # WebSocket on 127.0.0.1 at this port, for the pairing token only.
+    Setting("extension_port", "int", 9224, "the extension relay's port; 0: any free port"),
+    # The live view (`/` of the HTTP front): a watched tab's screencast.
+    Setting("live_max_fps", "float", 5.0, "the live view's most frames a second"),
+    Setting("live_quality", "int", 60, "the live view's JPEG quality (1-100)"),
+    # Navigation policy, enforced on every document a page loads (top level, redirects,
+    # popups, iframes), the host's DNS answers included: file: URLs are refused unless
+    # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10,
+    # fd00:ec2::254, metadata.google.internal ...) unless block_link_local is off; private
+    # ranges (RFC 1918, loopback, fc00::/7, 100.64.0.0/10) when block_private.
+    # allowed_hosts and blocked_hosts narrow it further. A session may tighten it, never
+    # loosen it. The rules: steadyhand/engine/nav_policy.py.
+    Setting("allow_file_urls", "bool", False, "let pages load file: URLs"),
+    Setting("block_link_local", "bool", True, "refuse link-local and cloud metadata addresses"),
+    Setting("block_private", "bool", False, "refuse private address ranges"),
+    Setting(
+        "allowed_hosts", "str", "", "the only hosts pages may load (comma-separated); empty: any"
+    ),
+    Setting("blocked_hosts", "str", "", "hosts pages may not load (comma-separated)"),
+    # Files commands write (screenshot, pdf, trace, report, desktop see, profile export,
+    # downloads) or read (upload, profile import) must resolve, symlinks followed, under
+    # the state dir's artifacts, the upload roots (upload_dirs, else the state dir's
+    # uploads), downloads_dir, or file_roots; a CLI call may also use its working
+    # directory when cli_cwd_files (not /, home or above it, and no hidden names under
+    # it). The rules: steadyhand/files_policy.py.
+    Setting(
+        "file_roots",
+        "str",
+        "",
+        "more dirs commands may read and write files in (os.pathsep-separated)",
+    ),
+    Setting("cli_cwd_files", "bool", True, "a CLI call may use files in its working directory"),
+    # Secrets by name, typed in the daemon and never shown.
+    Setting(
+        "secrets_file",
+        "str",
+        "",
+        "a TOML file of secrets (mode 0600); empty: state dir's secrets.toml",
+    ),
+    Setting(
+        "secrets_env_prefix", "str", "STEADYHAND_SECRET_", "environment variables that hold secrets"
+    ),
+    # Approvals need the approver: over HTTP the approver token (approver.token in the
+    # state dir, apart from http.token), over the socket the socket's owner; never MCP.
+    Setting("approver_token", "bool", False, "approvers over HTTP use their own token"),
+    # Approval gate (nothing is gated by default): a click, download, check, uncheck,
+    # select or press on an element whose accessible name matches approval_names (e.g.
+    # "pay|buy|place order|delete|confirm|submit payment"), a navigation (or a link) to one
+    # of approval_domains (subdomains included), and uploads when approval_uploads, wait
+    # for `steadyhand approve ID`, up to approval_timeout_s, then are denied.
+    # approval_webhook, when set, is POSTed each request as JSON. The rules:
+    # steadyhand/approvals/policy.py.
+    Setting(
+        "approval_names",
+        "str",
+        "",
+        "a case-insensitive regex of names whose actions wait for approval",
+    ),
+    Setting(
+        "approval_domains",
+        "str",
+        "",
+        "domains whose navigation waits for approval (comma-separated)",
+    ),
+    Setting("approval_uploads", "bool", False, "uploads wait for approval"),
+    Setting("approval_timeout_s", "float", 120.0, "how long an approval waits before it is denied"),
+    Setting("approval_webhook", "str", "", "a URL each approval request is POSTed to"),
+    # Wake webhook: each desktop event of a kind in desktop_webhook_events (`window` means
+    # window.created and window.destroyed) is POSTed as JSON to desktop_webhook, in order,
+    # in the background. The listeners start with the daemon when it runs in a desktop
+    # (DISPLAY and a session bus), else with the first desktop command. See
+    # steadyhand/desktop/events.py.
+    Setting("desktop_webhook", "str", "", "a URL desktop events are POSTed to; empty: off"),
+    Setting(
+        "desktop_webhook_events",
+        "str",
+        "window.created,app.started,app.exited",
+        "the desktop event kinds it posts (comma-separated)",
+    ),
+    # A desktop snapshot reuses an application's last walk for this long while no AT-SPI
+    # event of it arrived and no desktop action ran since. Window moves send no event: the
+    # time bounds how stale boxes can be.
+    Setting("desktop_cache_ms", "int", 2000, "how long a desktop walk is reused; 0: always walk"),
+    # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
+    # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
+    # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
+    Setting("log_level", "str", "info", "the JSON log's level"),
+    Setting("log_stderr_level", "str", "warning", "daemon.log's level"),
+    Setting("log_max_bytes", "int", 10 << 20, "the JSON log's size before it rotates"),
+    Setting("log_backups", "int", 5, "rotated JSON logs kept"),
+    # Off by default: each costs a capture, tens of ms.
+    Setting(
+        "step_screenshots", "bool", False, "screenshots before and after every act, for the report"
+    ),
+    # Artifact retention, applied when the daemon starts and hourly: the files of all but
+    # the artifacts_keep_sessions most recent sessions go, then the oldest files until the
+    # rest fit in artifacts_max_bytes.
+    Setting("artifacts_keep_sessions", "int", 100, "sessions whose artifacts are kept"),
+    Setting("artifacts_max_bytes", "int", 2 << 30, "the artifacts' most bytes"),
+    # Browsers steadyhand did not launch: "NAME=URL [HEADER=VALUE ...]" entries separated
+    # by ";". http(s):// and ws://.../devtools/... URLs are DevTools (CDP) endpoints, other
+    # ws(s):// URLs Playwright browser servers (`playwright run-server`). A header value
+    # may hold {{secret:NAME}} (from the secrets store). default_browser: where a new
+    # session runs: "local" (a Chromium launched here), an endpoint's NAME, or "auto" (the
+    # least loaded of local and every endpoint). See engine/endpoints.py.
+    Setting("browser_endpoints", "str", "", "browsers steadyhand did not launch (NAME=URL; ...)"),
+    Setting(
+        "default_browser", "str", "local", "where a new session runs: local, auto or an endpoint"
+    ),
+    # The store: a daemon leases each session it runs for lease_s (renewed at a third of
+    # it); another daemon takes over a session whose lease ran out.
+    Setting(
+        "store_url",
+        "str",
+        "",
+        "postgresql://... shared by several daemons; empty: SQLite in the state dir",
+    ),
+    Setting("lease_s", "float", 15.0, "how long a daemon's lease on a session lasts"),
+    Setting("daemon_name", "str", "", "this daemon's name in `sessions`; empty: host:pid"),
+)
+_BY_NAME = {setting.name: setting for setting in SETTINGS}
 
 
 class Settings:
@@ -310,7 +300,8 @@ class Settings:
     about 9 ms a call.
     """
 
-    __slots__ = tuple(_KINDS)
+    __slots__ = tuple(_BY_NAME)
+    # mypy's view of the slots, one per row of SETTINGS, in its order (test_config checks).
     state_dir: Path
     chromium: str
     headless: bool
@@ -377,16 +368,19 @@ class Settings:
     daemon_name: str
 
     def __init__(self, **values: Any) -> None:
-        unknown = set(values) - set(_KINDS)
+        unknown = values.keys() - _BY_NAME.keys()
         if unknown:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"unknown setting(s): {', '.join(sorted(unknown))}",
-                "known settings: " + ", ".join(_KINDS),
+                "known settings: " + ", ".join(_BY_NAME),
             )
-        merged = _defaults() | values
-        for name in _KINDS:
-            object.__setattr__(self, name, _coerce(name, merged[name]))
+        for setting in SETTINGS:
+            if setting.name in values:
+                value = values[setting.name]
+            else:
+                value = setting.default() if callable(setting.default) else setting.default
+            object.__setattr__(self, setting.name, _coerce(setting, value))
         word = self.restore_sessions.strip().lower()
         restore = RESTORE_ALIASES.get(word, word)
         object.__setattr__(self, "restore_sessions", restore)
@@ -426,7 +420,7 @@ class Settings:
         raise AttributeError("Settings are immutable; use .replace(...)")
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _KINDS}
+        return {name: getattr(self, name) for name in _BY_NAME}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Settings) and self.as_dict() == other.as_dict()
@@ -435,7 +429,7 @@ class Settings:
         return hash(tuple(self.as_dict().items()))
 
     def __repr__(self) -> str:
-        from steadyhand.store.redact import redact_url  # a store_url's password never shows
+        from steadyhand.redact import redact_url  # a store_url's password never shows
 
         shown = self.as_dict() | {"store_url": redact_url(self.store_url)}
         return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
@@ -534,7 +528,7 @@ class Settings:
                     f"config file {path} is not valid TOML: {exc}",
                     "fix the file or point STEADYHAND_CONFIG elsewhere",
                 ) from exc
-        for name in _KINDS:
+        for name in _BY_NAME:
             env = env_vars.get(ENV_PREFIX + name.upper())
             if env is not None and env != "":
                 values[name] = env
@@ -547,7 +541,7 @@ def check_webhook_url(name: str, url: str) -> None:
     scheme, sep, rest = url.partition("://")
     if not url or (sep and scheme.lower() in ("http", "https") and rest.split("/")[0]):
         return
-    from steadyhand.store.redact import redact_url  # only on the way to an error
+    from steadyhand.redact import redact_url  # only on the way to an error
 
     raise SteadyhandError(
         ErrorCode.BAD_REQUEST,
@@ -574,8 +568,8 @@ def event_kinds(text: str, what: str = "--events") -> frozenset[str]:
     return frozenset(chosen)
 
 
-def _coerce(name: str, value: Any) -> Any:
-    kind = _KINDS[name]
+def _coerce(setting: Setting, value: Any) -> Any:
+    name, kind = setting.name, setting.kind
     try:
         if kind == "Path":
             # Absolute: the daemon runs in another working directory than the CLI.
@@ -600,3 +594,26 @@ def _coerce(name: str, value: Any) -> Any:
             f"setting {name}={value!r} is not a valid {kind}",
             f"set {ENV_PREFIX}{name.upper()} to a {kind}",
         ) from exc
+
+
+def settings_table() -> str:
+    """The README's table of settings, in Markdown (`python -m steadyhand.config`)."""
+    rows = ["| setting | type | default | what it does |", "|---|---|---|---|"]
+    for setting in SETTINGS:
+        default = setting.default
+        if callable(default):
+            shown = (default.__doc__ or "computed").strip()
+        elif isinstance(default, bool):
+            shown = f"`{str(default).lower()}`"
+        elif isinstance(default, int) and default >= 10_000:
+            shown = f"`{default:_}`"
+        elif default == "":
+            shown = "empty"
+        else:
+            shown = f"`{default}`"
+        rows.append(f"| `{setting.name}` | {setting.kind} | {shown} | {setting.doc} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(settings_table(), end="")

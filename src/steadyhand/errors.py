@@ -1,7 +1,9 @@
 """One error taxonomy: a stable code, a message a model can act on, and a hint.
 
 Standard library only: the thin CLI imports this module on its hot path.
-Each code maps to a CLI exit code, a JSON-RPC error code and an HTTP status.
+`ErrorCode` is the one table of codes: each row gives a code's CLI exit code, JSON-RPC
+error code, HTTP status, whether it may pass on a retry, and its exception class (name and
+doc); `ERROR_CLASSES`, the exception classes and the lookups are all made from it.
 """
 
 from __future__ import annotations
@@ -14,31 +16,136 @@ if TYPE_CHECKING:
 
 
 class ErrorCode(StrEnum):
-    BAD_REQUEST = "bad_request"
-    UNKNOWN_COMMAND = "unknown_command"
-    INVALID_URL = "invalid_url"
-    UNKNOWN_SESSION = "unknown_session"
-    UNKNOWN_TAB = "unknown_tab"
-    NOT_FOUND = "not_found"
-    STALE_REF = "stale_ref"
-    AMBIGUOUS = "ambiguous"
-    NOT_ACTIONABLE = "not_actionable"
-    VERIFICATION_FAILED = "verification_failed"
-    DIALOG_OPEN = "dialog_open"
-    ACTION_FAILED = "action_failed"
-    TIMEOUT = "timeout"
-    NAVIGATION_FAILED = "navigation_failed"
-    BROWSER_NOT_FOUND = "browser_not_found"
-    BROWSER_CRASHED = "browser_crashed"
-    POOL_EXHAUSTED = "pool_exhausted"
-    PROFILE_IN_USE = "profile_in_use"
-    SESSION_SUSPENDED = "session_suspended"
-    SESSION_LEASED = "session_leased"
-    SESSION_PAUSED = "session_paused"
-    DAEMON_UNAVAILABLE = "daemon_unavailable"
-    POLICY_DENIED = "policy_denied"
-    APPROVAL_DENIED = "approval_denied"
-    INTERNAL = "internal"
+    """A failure's stable code; a member also carries how each front reports it."""
+
+    _value_: str
+    exit_code: int
+    rpc_code: int
+    http_status: int
+    retryable: bool
+    class_name: str  # its exception class, made below
+    class_doc: str
+
+    def __new__(cls, value: str, *row: Any) -> ErrorCode:
+        # Untyped row: mypy takes a lookup, ErrorCode("stale_ref"), for a call of __new__.
+        member = str.__new__(cls, value)
+        member._value_ = value
+        (
+            member.exit_code,
+            member.rpc_code,
+            member.http_status,
+            member.retryable,
+            member.class_name,
+            member.class_doc,
+        ) = row
+        return member
+
+    # Exit codes group codes by what the caller should do next: 2 fix the input, 3 take a
+    # new snapshot, 4 try again later, 5 fix the browser, 6 the daemon, 7 policy, 1 a bug.
+    # fmt: off
+    # NAME = (code, exit code, JSON-RPC code, HTTP status, retryable, exception class,
+    #         the class's doc)
+    BAD_REQUEST = (
+        "bad_request", 2, -32602, 400, False, "BadRequestError",
+        "The input is wrong: a param, a value, a setting or a usage error.",
+    )
+    UNKNOWN_COMMAND = (
+        "unknown_command", 2, -32601, 404, False, "UnknownCommandError",
+        "No command of that name.",
+    )
+    INVALID_URL = (
+        "invalid_url", 2, -32003, 400, False, "InvalidUrlError",
+        "A URL that is not one a page can be opened at.",
+    )
+    UNKNOWN_SESSION = (
+        "unknown_session", 2, -32004, 404, False, "UnknownSessionError",
+        "No session of that name.",
+    )
+    UNKNOWN_TAB = (
+        "unknown_tab", 2, -32005, 404, False, "UnknownTabError",
+        "No tab of that id in the session.",
+    )
+    NOT_FOUND = (
+        "not_found", 3, -32010, 404, False, "NotFoundError",
+        "A ref never handed out, or nothing matched a locator.",
+    )
+    STALE_REF = (
+        "stale_ref", 3, -32011, 409, False, "StaleRefError",
+        "The ref's element is gone (its page changed): take a new snapshot.",
+    )
+    AMBIGUOUS = (
+        "ambiguous", 3, -32012, 409, False, "AmbiguousError",
+        "Several elements matched where one was needed.",
+    )
+    NOT_ACTIONABLE = (
+        "not_actionable", 3, -32014, 409, True, "NotActionableError",
+        "The element is there but hidden, covered, disabled or moving.",
+    )
+    VERIFICATION_FAILED = (
+        "verification_failed", 3, -32015, 422, False, "VerificationFailedError",
+        "The action ran but the page did not show its effect.",
+    )
+    DIALOG_OPEN = (
+        "dialog_open", 3, -32016, 409, False, "DialogOpenError",
+        "A JavaScript dialog blocks the tab: answer it with `dialog`.",
+    )
+    ACTION_FAILED = (
+        "action_failed", 3, -32013, 422, True, "ActionFailedError",
+        "The browser refused the action.",
+    )
+    TIMEOUT = (
+        "timeout", 4, -32020, 504, True, "CommandTimeoutError",
+        "The command did not finish within its deadline.",
+    )
+    NAVIGATION_FAILED = (
+        "navigation_failed", 4, -32021, 502, True, "NavigationFailedError",
+        "A page load failed (network, TLS, refused).",
+    )
+    BROWSER_NOT_FOUND = (
+        "browser_not_found", 5, -32030, 503, False, "BrowserNotFoundError",
+        "No Chromium to launch.",
+    )
+    BROWSER_CRASHED = (
+        "browser_crashed", 5, -32031, 503, True, "BrowserCrashedError",
+        "The browser or the tab's renderer died.",
+    )
+    POOL_EXHAUSTED = (
+        "pool_exhausted", 4, -32022, 429, True, "PoolExhaustedError",
+        "Every session slot is taken.",
+    )
+    PROFILE_IN_USE = (
+        "profile_in_use", 4, -32023, 409, True, "ProfileInUseError",
+        "The profile is open in another session.",
+    )
+    SESSION_SUSPENDED = (
+        "session_suspended", 2, -32006, 409, False, "SessionSuspendedError",
+        "The session is suspended: `session restore NAME` brings it back.",
+    )
+    SESSION_LEASED = (
+        "session_leased", 2, -32007, 409, False, "SessionLeasedError",
+        "Another daemon sharing the store runs the session (its lease is live).",
+    )
+    SESSION_PAUSED = (
+        "session_paused", 2, -32008, 409, True, "SessionPausedError",
+        "A person took the session over (live view); the agent waits for the hand back.",
+    )
+    DAEMON_UNAVAILABLE = (
+        "daemon_unavailable", 6, -32040, 503, True, "DaemonUnavailableError",
+        "No daemon answers on the socket.",
+    )
+    POLICY_DENIED = (
+        "policy_denied", 7, -32050, 403, False, "PolicyDeniedError",
+        "A setting forbids this.",
+    )
+    APPROVAL_DENIED = (
+        "approval_denied", 7, -32051, 403, False, "ApprovalDeniedError",
+        "A person denied the action, or nobody approved it in time.",
+    )
+    INTERNAL = (
+        "internal", 1, -32603, 500, False, "InternalError",
+        "A bug: see daemon.log.",
+    )
+    # fmt: on
 
 
 class ErrorClass:
@@ -55,37 +162,11 @@ class ErrorClass:
         self.retryable = retryable
 
 
-# Exit codes group codes by what the caller should do next:
-# 2 fix the input, 3 take a new snapshot, 4 try again later, 5 fix the browser, 6 the daemon.
 ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
-    ErrorCode.BAD_REQUEST: ErrorClass(2, -32602, 400),
-    ErrorCode.UNKNOWN_COMMAND: ErrorClass(2, -32601, 404),
-    ErrorCode.INVALID_URL: ErrorClass(2, -32003, 400),
-    ErrorCode.UNKNOWN_SESSION: ErrorClass(2, -32004, 404),
-    ErrorCode.UNKNOWN_TAB: ErrorClass(2, -32005, 404),
-    ErrorCode.NOT_FOUND: ErrorClass(3, -32010, 404),
-    ErrorCode.STALE_REF: ErrorClass(3, -32011, 409),
-    ErrorCode.AMBIGUOUS: ErrorClass(3, -32012, 409),
-    ErrorCode.NOT_ACTIONABLE: ErrorClass(3, -32014, 409, retryable=True),
-    ErrorCode.VERIFICATION_FAILED: ErrorClass(3, -32015, 422),
-    ErrorCode.DIALOG_OPEN: ErrorClass(3, -32016, 409),
-    ErrorCode.ACTION_FAILED: ErrorClass(3, -32013, 422, retryable=True),
-    ErrorCode.TIMEOUT: ErrorClass(4, -32020, 504, retryable=True),
-    ErrorCode.NAVIGATION_FAILED: ErrorClass(4, -32021, 502, retryable=True),
-    ErrorCode.BROWSER_NOT_FOUND: ErrorClass(5, -32030, 503),
-    ErrorCode.BROWSER_CRASHED: ErrorClass(5, -32031, 503, retryable=True),
-    ErrorCode.POOL_EXHAUSTED: ErrorClass(4, -32022, 429, retryable=True),
-    ErrorCode.PROFILE_IN_USE: ErrorClass(4, -32023, 409, retryable=True),
-    ErrorCode.SESSION_SUSPENDED: ErrorClass(2, -32006, 409),
-    ErrorCode.SESSION_LEASED: ErrorClass(2, -32007, 409),
-    ErrorCode.SESSION_PAUSED: ErrorClass(2, -32008, 409, retryable=True),
-    ErrorCode.DAEMON_UNAVAILABLE: ErrorClass(6, -32040, 503, retryable=True),
-    ErrorCode.POLICY_DENIED: ErrorClass(7, -32050, 403),
-    ErrorCode.APPROVAL_DENIED: ErrorClass(7, -32051, 403),
-    ErrorCode.INTERNAL: ErrorClass(1, -32603, 500),
+    code: ErrorClass(code.exit_code, code.rpc_code, code.http_status, code.retryable)
+    for code in ErrorCode
 }
-
-_BY_RPC_CODE = {cls.rpc_code: code for code, cls in ERROR_CLASSES.items()}
+_BY_RPC_CODE = {code.rpc_code: code for code in ErrorCode}
 
 
 class SteadyhandError(Exception):
@@ -151,132 +232,71 @@ class SteadyhandError(Exception):
         return f"{self.code}: {self.message}" + (f" (hint: {self.hint})" if self.hint else "")
 
 
-class BadRequestError(SteadyhandError):
-    """The input is wrong: a param, a value, a setting or a usage error."""
+# Each code's own exception class, made from its row of ErrorCode. mypy cannot see classes
+# made at run time: it reads these declarations instead, which test_errors keeps in step
+# with the table (same names, same order).
+if TYPE_CHECKING:
 
+    class BadRequestError(SteadyhandError): ...
 
-class UnknownCommandError(SteadyhandError):
-    """No command of that name."""
+    class UnknownCommandError(SteadyhandError): ...
 
+    class InvalidUrlError(SteadyhandError): ...
 
-class InvalidUrlError(SteadyhandError):
-    """A URL that is not one a page can be opened at."""
+    class UnknownSessionError(SteadyhandError): ...
 
+    class UnknownTabError(SteadyhandError): ...
 
-class UnknownSessionError(SteadyhandError):
-    """No session of that name."""
+    class NotFoundError(SteadyhandError): ...
 
+    class StaleRefError(SteadyhandError): ...
 
-class UnknownTabError(SteadyhandError):
-    """No tab of that id in the session."""
+    class AmbiguousError(SteadyhandError): ...
 
+    class NotActionableError(SteadyhandError): ...
 
-class NotFoundError(SteadyhandError):
-    """A ref never handed out, or nothing matched a locator."""
+    class VerificationFailedError(SteadyhandError): ...
 
+    class DialogOpenError(SteadyhandError): ...
 
-class StaleRefError(SteadyhandError):
-    """The ref's element is gone (its page changed): take a new snapshot."""
+    class ActionFailedError(SteadyhandError): ...
 
+    class CommandTimeoutError(SteadyhandError): ...
 
-class AmbiguousError(SteadyhandError):
-    """Several elements matched where one was needed."""
+    class NavigationFailedError(SteadyhandError): ...
 
+    class BrowserNotFoundError(SteadyhandError): ...
 
-class NotActionableError(SteadyhandError):
-    """The element is there but hidden, covered, disabled or moving."""
+    class BrowserCrashedError(SteadyhandError): ...
 
+    class PoolExhaustedError(SteadyhandError): ...
 
-class VerificationFailedError(SteadyhandError):
-    """The action ran but the page did not show its effect."""
+    class ProfileInUseError(SteadyhandError): ...
 
+    class SessionSuspendedError(SteadyhandError): ...
 
-class DialogOpenError(SteadyhandError):
-    """A JavaScript dialog blocks the tab: answer it with `dialog`."""
+    class SessionLeasedError(SteadyhandError): ...
 
+    class SessionPausedError(SteadyhandError): ...
 
-class ActionFailedError(SteadyhandError):
-    """The browser refused the action."""
+    class DaemonUnavailableError(SteadyhandError): ...
 
+    class PolicyDeniedError(SteadyhandError): ...
 
-class CommandTimeoutError(SteadyhandError):
-    """The command did not finish within its deadline."""
+    class ApprovalDeniedError(SteadyhandError): ...
 
-
-class NavigationFailedError(SteadyhandError):
-    """A page load failed (network, TLS, refused)."""
-
-
-class BrowserNotFoundError(SteadyhandError):
-    """No Chromium to launch."""
-
-
-class BrowserCrashedError(SteadyhandError):
-    """The browser or the tab's renderer died."""
-
-
-class PoolExhaustedError(SteadyhandError):
-    """Every session slot is taken."""
-
-
-class ProfileInUseError(SteadyhandError):
-    """The profile is open in another session."""
-
-
-class SessionSuspendedError(SteadyhandError):
-    """The session is suspended: `session restore NAME` brings it back."""
-
-
-class SessionLeasedError(SteadyhandError):
-    """Another daemon sharing the store runs the session (its lease is live)."""
-
-
-class SessionPausedError(SteadyhandError):
-    """A person took the session over (live view); the agent waits for the hand back."""
-
-
-class DaemonUnavailableError(SteadyhandError):
-    """No daemon answers on the socket."""
-
-
-class PolicyDeniedError(SteadyhandError):
-    """A setting forbids this."""
-
-
-class ApprovalDeniedError(SteadyhandError):
-    """A person denied the action, or nobody approved it in time."""
-
-
-class InternalError(SteadyhandError):
-    """A bug: see daemon.log."""
-
+    class InternalError(SteadyhandError): ...
+else:
+    for _code in ErrorCode:
+        globals()[_code.class_name] = type(
+            _code.class_name,
+            (SteadyhandError,),
+            {"__doc__": _code.class_doc, "__module__": __name__, "__qualname__": _code.class_name},
+        )
+    del _code
 
 _BY_CODE: dict[ErrorCode, type[SteadyhandError]] = {
-    ErrorCode.BAD_REQUEST: BadRequestError,
-    ErrorCode.UNKNOWN_COMMAND: UnknownCommandError,
-    ErrorCode.INVALID_URL: InvalidUrlError,
-    ErrorCode.UNKNOWN_SESSION: UnknownSessionError,
-    ErrorCode.UNKNOWN_TAB: UnknownTabError,
-    ErrorCode.NOT_FOUND: NotFoundError,
-    ErrorCode.STALE_REF: StaleRefError,
-    ErrorCode.AMBIGUOUS: AmbiguousError,
-    ErrorCode.NOT_ACTIONABLE: NotActionableError,
-    ErrorCode.VERIFICATION_FAILED: VerificationFailedError,
-    ErrorCode.DIALOG_OPEN: DialogOpenError,
-    ErrorCode.ACTION_FAILED: ActionFailedError,
-    ErrorCode.TIMEOUT: CommandTimeoutError,
-    ErrorCode.NAVIGATION_FAILED: NavigationFailedError,
-    ErrorCode.BROWSER_NOT_FOUND: BrowserNotFoundError,
-    ErrorCode.BROWSER_CRASHED: BrowserCrashedError,
-    ErrorCode.POOL_EXHAUSTED: PoolExhaustedError,
-    ErrorCode.PROFILE_IN_USE: ProfileInUseError,
-    ErrorCode.SESSION_SUSPENDED: SessionSuspendedError,
-    ErrorCode.SESSION_LEASED: SessionLeasedError,
-    ErrorCode.SESSION_PAUSED: SessionPausedError,
-    ErrorCode.DAEMON_UNAVAILABLE: DaemonUnavailableError,
-    ErrorCode.POLICY_DENIED: PolicyDeniedError,
-    ErrorCode.APPROVAL_DENIED: ApprovalDeniedError,
-    ErrorCode.INTERNAL: InternalError,
+    code: globals()[code.class_name] for code in ErrorCode
 }
 
 
@@ -297,3 +317,22 @@ def first_line(exc: BaseException) -> str:
     its type's name when it has none."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def error_table() -> str:
+    """The README's table of error codes, in Markdown (`python -m steadyhand.errors`)."""
+    rows = [
+        "| code | exit | JSON-RPC | HTTP | may pass if retried | Python class: what happened |",
+        "|---|---|---|---|---|---|",
+    ]
+    for code in ErrorCode:
+        retry = "yes" if code.retryable else "no"
+        rows.append(
+            f"| `{code}` | {code.exit_code} | {code.rpc_code} | {code.http_status} | {retry} "
+            f"| `{code.class_name}`: {code.class_doc} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(error_table(), end="")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.config import Settings, default_state_dir
+from steadyhand.config import SETTINGS, Settings, default_state_dir, settings_table
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 
@@ -121,3 +121,28 @@ def test_restore_policy_and_tab_cap_are_checked() -> None:
     with pytest.raises(SteadyhandError) as caught:
         Settings(max_tabs=0)
     assert "max_tabs" in caught.value.message
+
+
+def test_every_setting_of_the_table_is_annotated_on_settings_and_no_other() -> None:
+    # mypy reads Settings' annotations; the slots and everything else come from SETTINGS.
+    declared = dict(Settings.__annotations__)
+    assert list(declared) == [s.name for s in SETTINGS]
+    assert declared == {s.name: s.kind for s in SETTINGS}
+    assert Settings.__slots__ == tuple(declared)
+
+
+def test_every_default_is_of_its_kind_and_every_setting_has_a_doc() -> None:
+    kinds = {"Path": Path, "str": str, "bool": bool, "int": int, "float": float}
+    settings = Settings()
+    for setting in SETTINGS:
+        value = getattr(settings, setting.name)
+        assert type(value) is kinds[setting.kind] or isinstance(value, Path), setting.name
+        if not callable(setting.default):
+            assert value == setting.default, setting.name
+        assert setting.doc and "|" not in setting.doc, setting.name
+
+
+def test_the_readme_lists_the_settings_of_the_table() -> None:
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    shown = text.split("<!-- settings: begin -->\n")[1].split("<!-- settings: end -->")[0]
+    assert shown == settings_table(), "paste `python -m steadyhand.config` into the README"

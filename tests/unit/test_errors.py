@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.errors import ERROR_CLASSES, ErrorCode, SteadyhandError, exit_code_for
+from steadyhand import errors
+from steadyhand.errors import (
+    ERROR_CLASSES,
+    ErrorCode,
+    SteadyhandError,
+    error_table,
+    error_type,
+    exit_code_for,
+)
 from steadyhand.execute.run import translate
 
 
@@ -50,3 +61,33 @@ def test_playwright_errors_map_onto_the_taxonomy() -> None:
     assert translate(gone).code == ErrorCode.ACTION_FAILED
     assert translate(gone, browser_running=False).code == ErrorCode.BROWSER_CRASHED
     assert translate(PlaywrightTimeout("Timeout 50ms exceeded.")).code == ErrorCode.TIMEOUT
+
+
+def test_the_declared_exception_classes_are_the_tables() -> None:
+    # The classes are made from ErrorCode at import; mypy reads the declarations under
+    # `if TYPE_CHECKING:` instead. They must name the same classes, in the table's order.
+    tree = ast.parse(Path(errors.__file__).read_text())
+    (block,) = (
+        node
+        for node in tree.body
+        if isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+        and any(isinstance(child, ast.ClassDef) for child in node.body)
+    )
+    declared = [node.name for node in block.body if isinstance(node, ast.ClassDef)]
+    assert declared == [code.class_name for code in ErrorCode]
+    for code in ErrorCode:
+        cls = getattr(errors, code.class_name)
+        assert cls is error_type(code) and cls.__doc__ == code.class_doc
+        assert (cls.__module__, cls.__qualname__) == ("steadyhand.errors", code.class_name)
+        assert issubclass(cls, SteadyhandError)
+        kind = ERROR_CLASSES[code]
+        assert (kind.exit_code, kind.rpc_code) == (code.exit_code, code.rpc_code)
+        assert (kind.http_status, kind.retryable) == (code.http_status, code.retryable)
+
+
+def test_the_readme_lists_the_codes_of_the_table() -> None:
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    shown = text.split("<!-- error codes: begin -->\n")[1].split("<!-- error codes: end -->")[0]
+    assert shown == error_table(), "paste `python -m steadyhand.errors` into the README"

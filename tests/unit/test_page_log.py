@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from steadyhand.actions.conditions import url_matcher
 from steadyhand.engine.page_log import ConsoleEntry, PageLog
-from steadyhand.store.redact import REDACTED, redact_url
+from steadyhand.redact import REDACTED, redact_url
 
 
 @dataclass(eq=False)

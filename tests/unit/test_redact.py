@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from steadyhand.store.redact import REDACTED, redact
+from steadyhand.redact import REDACTED, redact
 
 
 def test_secret_keys_and_paths_are_redacted_in_a_copy() -> None:

@@ -16,7 +16,7 @@ import pytest
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.log import _formatter
-from steadyhand.store.redact import REDACTED, SecretName, redact
+from steadyhand.redact import REDACTED, SecretName, redact
 from steadyhand.store.sqlite import Store
 from steadyhand.vault import (
     MIN_MASK,

@@ -11,7 +11,7 @@ from steadyhand.acting.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Result, TabParams, command
 from steadyhand.engine.page_log import LEVELS, ConsoleEntry, NetworkEntry
-from steadyhand.store.redact import redact_url
+from steadyhand.redact import redact_url
 
 Level = Literal["error", "warning", "info", "log", "debug"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.store.redact import redact_url
+from steadyhand.redact import redact_url
 
 LOCAL = "local"
 AUTO = "auto"

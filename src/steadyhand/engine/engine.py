@@ -44,9 +44,9 @@ from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.remote import RemoteBrowsers
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
+from steadyhand.redact import redact_url
 from steadyhand.store.artifacts import artifact_path
 from steadyhand.store.base import Checkpoint, Store
-from steadyhand.store.redact import redact_url
 
 # Chromium's proxy bypass: loopback reached directly. Chromium bypasses link-local
 # addresses too unless told `<-loopback>` (which also takes loopback away from the

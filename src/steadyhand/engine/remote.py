@@ -11,7 +11,7 @@ from playwright.async_api import Browser, Playwright
 
 from steadyhand.engine.endpoints import CDP, Endpoint
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
-from steadyhand.store.redact import redact_url
+from steadyhand.redact import redact_url
 
 log = logging.getLogger("steadyhand.engine")
 

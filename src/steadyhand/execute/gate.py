@@ -38,10 +38,10 @@ from steadyhand.commands import Command
 from steadyhand.engine.session import Tab
 from steadyhand.engine.urls import normalize_url
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.redact import redact, redact_url
 from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.tree import parse as parse_tree
-from steadyhand.store.redact import redact, redact_url
 
 LOCATOR_READ_S = 2.0
 ACTIVATING = ("Enter", "Space", " ")  # keys that click a focused button or submit a form

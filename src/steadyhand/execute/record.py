@@ -15,7 +15,7 @@ from steadyhand.call import Call, Runtime
 from steadyhand.commands import Command
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.log import action_logged
-from steadyhand.store.redact import SecretName, redact
+from steadyhand.redact import SecretName, redact
 from steadyhand.vault import NAME, mask_data
 
 

@@ -8,7 +8,7 @@ changes). Lines are written through the standard library's logging (fields as `e
 and rendered by structlog's formatter, so every logger in the process writes one format,
 and a program that embeds steadyhand keeps its own logging set-up.
 
-Secrets: params are redacted before they get here (store/redact.py), and a last step
+Secrets: params are redacted before they get here (steadyhand/redact.py), and a last step
 redacts any secret-looking key and any URL credential a line still carries; the rendered
 line has every value of a named secret (steadyhand/vault.py) replaced by its reference.
 """
@@ -26,7 +26,7 @@ from typing import Any
 import structlog
 
 from steadyhand.config import Settings, ensure_private_dir
-from steadyhand.store.redact import REDACTED, SECRET_KEY, SecretName, redact_url
+from steadyhand.redact import REDACTED, SECRET_KEY, SecretName, redact_url
 from steadyhand.vault import mask_text
 
 # Fields every action line carries (tests and log readers rely on them).

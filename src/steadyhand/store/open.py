@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.redact import redact_url
 from steadyhand.store.base import Store
-from steadyhand.store.redact import redact_url
 
 if TYPE_CHECKING:
     from steadyhand.config import Settings

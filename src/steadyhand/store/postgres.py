@@ -18,8 +18,8 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from steadyhand.redact import redact_url
 from steadyhand.store import base
-from steadyhand.store.redact import redact_url
 from steadyhand.store.schema import STEPS, Dialect, statements
 
 SCHEMA_VERSION = len(STEPS)

@@ -1,4 +1,8 @@
-"""Take secrets out of params before they reach a log line or the store."""
+"""Take secrets out of params and URLs before they reach a log line, an error or the store.
+
+Standard library only, below every other module but errors: config redacts a store_url
+with it, and the store, logs, fronts and engine all do.
+"""
 
 from __future__ import annotations
 
