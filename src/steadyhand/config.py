@@ -84,45 +84,34 @@ def default_config_file() -> Path:
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-class Setting:
-    """One setting: its name, its type (as `Settings` annotates it), its default and a line
-    for the README. (Not a dataclass: see Settings.)"""
-
-    __slots__ = ("default", "doc", "kind", "name")
-
-    def __init__(self, name: str, kind: str, default: object, doc: str) -> None:
-        self.name = name
-        self.kind = kind  # Path, str, bool, int or float
-        self.default = default  # a callable is called for each Settings (state_dir)
-        self.doc = doc
-
-
-# THE table of settings: kinds, defaults, docs, `Settings`' slots and the README's table of
-# settings all come from here. A setting added here is also annotated on `Settings`, for
-# mypy (test_config checks the two agree).
-SETTINGS = (
-    Setting("state_dir", "Path", default_state_dir, "socket, store, logs, profiles, artifacts"),
-    Setting("chromium", "str", "", "the Chromium to launch; empty: look on PATH"),
-    Setting("headless", "bool", True, "launch Chromium headless"),
+# THE table of settings, a row each: (name, kind, default, doc). The kinds (Path, str, bool,
+# int or float), the defaults, `Settings`' slots and the README's table of settings (docs
+# included) all come from here; a callable default is called for each Settings. A setting
+# added here is also annotated on `Settings`, for mypy: test_config checks the two agree.
+# Plain tuples of constants: Python builds them when it compiles the module, not at import.
+SETTINGS: tuple[tuple[str, str, object, str], ...] = (
+    ("state_dir", "Path", default_state_dir, "socket, store, logs, profiles, artifacts"),
+    ("chromium", "str", "", "the Chromium to launch; empty: look on PATH"),
+    ("headless", "bool", True, "launch Chromium headless"),
     # Deadline tiers: a command's --timeout is a tier name or milliseconds. Reading and
     # acting commands default to medium, page loads to long, status to short.
-    Setting("timeout_short_ms", "int", 5_000, "the short deadline tier (status)"),
-    Setting("timeout_medium_ms", "int", 15_000, "the medium tier (reading and acting)"),
-    Setting("timeout_long_ms", "int", 45_000, "the long tier (page loads)"),
-    Setting(
+    ("timeout_short_ms", "int", 5_000, "the short deadline tier (status)"),
+    ("timeout_medium_ms", "int", 15_000, "the medium tier (reading and acting)"),
+    ("timeout_long_ms", "int", 45_000, "the long tier (page loads)"),
+    (
         "act_retries",
         "int",
         3,
         "tries after the first, for errors that may pass (detached, covered)",
     ),
-    Setting(
+    (
         "upload_dirs",
         "str",
         "",
         "where `upload` may take files from (os.pathsep-separated); empty: state dir's uploads",
     ),
     # Downloads go one folder per session, under the names sites give them.
-    Setting(
+    (
         "downloads_dir",
         "str",
         "",
@@ -130,50 +119,50 @@ SETTINGS = (
     ),
     # "report" holds a JavaScript dialog open for `dialog accept|dismiss`; "accept" or
     # "dismiss" answers it at once (and says so in the result).
-    Setting("dialogs", "str", "report", "JavaScript dialogs: report, accept or dismiss"),
-    Setting("failure_screenshots", "bool", True, "a screenshot of the page when an action fails"),
+    ("dialogs", "str", "report", "JavaScript dialogs: report, accept or dismiss"),
+    ("failure_screenshots", "bool", True, "a screenshot of the page when an action fails"),
     # Before acting, dismiss known interruptions (consent banners, newsletter modals, chat
     # widgets over the target).
-    Setting("watchdog", "bool", True, "dismiss known interruptions before acting"),
-    Setting("watchdog_patterns", "str", "", "a JSON file of extra watchdog patterns"),
-    Setting("viewport_width", "int", 1280, "a new page's viewport width"),
-    Setting("viewport_height", "int", 800, "a new page's viewport height"),
-    Setting("daemon_start_timeout_s", "float", 20.0, "how long the CLI waits for a new daemon"),
+    ("watchdog", "bool", True, "dismiss known interruptions before acting"),
+    ("watchdog_patterns", "str", "", "a JSON file of extra watchdog patterns"),
+    ("viewport_width", "int", 1280, "a new page's viewport width"),
+    ("viewport_height", "int", 800, "a new page's viewport height"),
+    ("daemon_start_timeout_s", "float", 20.0, "how long the CLI waits for a new daemon"),
     # A snapshot longer than this is cut (with a marker saying how to get the rest).
-    Setting("snapshot_max_chars", "int", 40_000, "a snapshot longer than this is cut"),
-    Setting("act_changes", "bool", True, "act commands return their changes (--no-changes)"),
+    ("snapshot_max_chars", "int", 40_000, "a snapshot longer than this is cut"),
+    ("act_changes", "bool", True, "act commands return their changes (--no-changes)"),
     # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
-    Setting("allow_evaluate", "bool", True, "allow `evaluate` (arbitrary JavaScript)"),
+    ("allow_evaluate", "bool", True, "allow `evaluate` (arbitrary JavaScript)"),
     # Live sessions (browser contexts) at once; a new one past the cap waits up to
     # pool_wait_ms for a slot, then fails with pool_exhausted.
-    Setting("max_sessions", "int", 4, "live sessions at once"),
-    Setting("pool_wait_ms", "int", 0, "how long a session past max_sessions waits for a slot"),
+    ("max_sessions", "int", 4, "live sessions at once"),
+    ("pool_wait_ms", "int", 0, "how long a session past max_sessions waits for a slot"),
     # A session's state (tab URLs, cookies, storage, viewport) is checkpointed after each
     # navigation, every this many actions, and when it is suspended.
-    Setting("checkpoint_every", "int", 10, "checkpoint a session every this many actions"),
+    ("checkpoint_every", "int", 10, "checkpoint a session every this many actions"),
     # Sessions a stopped daemon left (suspended): "on_use" restores one when a command
     # names it, "at_start" restores them all when the daemon starts, "never" leaves them to
     # `session restore NAME` (a command on one is refused).
-    Setting("restore_sessions", "str", "on_use", "suspended sessions: on_use, at_start or never"),
+    ("restore_sessions", "str", "on_use", "suspended sessions: on_use, at_start or never"),
     # `open`/`tab new` beyond it fail naming the oldest tab.
-    Setting("max_tabs", "int", 20, "tabs a session may hold open"),
+    ("max_tabs", "int", 20, "tabs a session may hold open"),
     # Health probes: every tab answers a trivial evaluate within health_probe_ms; after
     # health_failures failed probes in a row the session is recreated from its checkpoint.
-    Setting("health_interval_s", "float", 30.0, "seconds between health probes; 0: off"),
-    Setting("health_probe_ms", "int", 5_000, "how long a tab has to answer a probe"),
-    Setting("health_failures", "int", 3, "failed probes in a row before a session is recreated"),
+    ("health_interval_s", "float", 30.0, "seconds between health probes; 0: off"),
+    ("health_probe_ms", "int", 5_000, "how long a tab has to answer a probe"),
+    ("health_failures", "int", 3, "failed probes in a row before a session is recreated"),
     # HTTP API (`steadyhand serve --http`): loopback only unless http_allow_remote; a bearer
     # token from http.token in the state dir; request bodies capped.
-    Setting("http_host", "str", "127.0.0.1", "the HTTP front's address"),
-    Setting("http_port", "int", 8787, "the HTTP front's port"),
-    Setting("http_allow_remote", "bool", False, "let the HTTP front listen beyond loopback"),
-    Setting("http_max_body_bytes", "int", 1 << 20, "the HTTP front's largest request body"),
+    ("http_host", "str", "127.0.0.1", "the HTTP front's address"),
+    ("http_port", "int", 8787, "the HTTP front's port"),
+    ("http_allow_remote", "bool", False, "let the HTTP front listen beyond loopback"),
+    ("http_max_body_bytes", "int", 1 << 20, "the HTTP front's largest request body"),
     # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
     # WebSocket on 127.0.0.1 at this port, for the pairing token only.
-    Setting("extension_port", "int", 9224, "the extension relay's port; 0: any free port"),
+    ("extension_port", "int", 9224, "the extension relay's port; 0: any free port"),
     # The live view (`/` of the HTTP front): a watched tab's screencast.
-    Setting("live_max_fps", "float", 5.0, "the live view's most frames a second"),
-    Setting("live_quality", "int", 60, "the live view's JPEG quality (1-100)"),
+    ("live_max_fps", "float", 5.0, "the live view's most frames a second"),
+    ("live_quality", "int", 60, "the live view's JPEG quality (1-100)"),
     # Navigation policy, enforced on every document a page loads (top level, redirects,
     # popups, iframes), the host's DNS answers included: file: URLs are refused unless
     # allow_file_urls; link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10,
@@ -181,39 +170,35 @@ SETTINGS = (
     # ranges (RFC 1918, loopback, fc00::/7, 100.64.0.0/10) when block_private.
     # allowed_hosts and blocked_hosts narrow it further. A session may tighten it, never
     # loosen it. The rules: steadyhand/engine/nav_policy.py.
-    Setting("allow_file_urls", "bool", False, "let pages load file: URLs"),
-    Setting("block_link_local", "bool", True, "refuse link-local and cloud metadata addresses"),
-    Setting("block_private", "bool", False, "refuse private address ranges"),
-    Setting(
-        "allowed_hosts", "str", "", "the only hosts pages may load (comma-separated); empty: any"
-    ),
-    Setting("blocked_hosts", "str", "", "hosts pages may not load (comma-separated)"),
+    ("allow_file_urls", "bool", False, "let pages load file: URLs"),
+    ("block_link_local", "bool", True, "refuse link-local and cloud metadata addresses"),
+    ("block_private", "bool", False, "refuse private address ranges"),
+    ("allowed_hosts", "str", "", "the only hosts pages may load (comma-separated); empty: any"),
+    ("blocked_hosts", "str", "", "hosts pages may not load (comma-separated)"),
     # Files commands write (screenshot, pdf, trace, report, desktop see, profile export,
     # downloads) or read (upload, profile import) must resolve, symlinks followed, under
     # the state dir's artifacts, the upload roots (upload_dirs, else the state dir's
     # uploads), downloads_dir, or file_roots; a CLI call may also use its working
     # directory when cli_cwd_files (not /, home or above it, and no hidden names under
     # it). The rules: steadyhand/files_policy.py.
-    Setting(
+    (
         "file_roots",
         "str",
         "",
         "more dirs commands may read and write files in (os.pathsep-separated)",
     ),
-    Setting("cli_cwd_files", "bool", True, "a CLI call may use files in its working directory"),
+    ("cli_cwd_files", "bool", True, "a CLI call may use files in its working directory"),
     # Secrets by name, typed in the daemon and never shown.
-    Setting(
+    (
         "secrets_file",
         "str",
         "",
         "a TOML file of secrets (mode 0600); empty: state dir's secrets.toml",
     ),
-    Setting(
-        "secrets_env_prefix", "str", "STEADYHAND_SECRET_", "environment variables that hold secrets"
-    ),
+    ("secrets_env_prefix", "str", "STEADYHAND_SECRET_", "environment variables that hold secrets"),
     # Approvals need the approver: over HTTP the approver token (approver.token in the
     # state dir, apart from http.token), over the socket the socket's owner; never MCP.
-    Setting("approver_token", "bool", False, "approvers over HTTP use their own token"),
+    ("approver_token", "bool", False, "approvers over HTTP use their own token"),
     # Approval gate (nothing is gated by default): a click, download, check, uncheck,
     # select or press on an element whose accessible name matches approval_names (e.g.
     # "pay|buy|place order|delete|confirm|submit payment"), a navigation (or a link) to one
@@ -221,28 +206,28 @@ SETTINGS = (
     # for `steadyhand approve ID`, up to approval_timeout_s, then are denied.
     # approval_webhook, when set, is POSTed each request as JSON. The rules:
     # steadyhand/approvals/policy.py.
-    Setting(
+    (
         "approval_names",
         "str",
         "",
         "a case-insensitive regex of names whose actions wait for approval",
     ),
-    Setting(
+    (
         "approval_domains",
         "str",
         "",
         "domains whose navigation waits for approval (comma-separated)",
     ),
-    Setting("approval_uploads", "bool", False, "uploads wait for approval"),
-    Setting("approval_timeout_s", "float", 120.0, "how long an approval waits before it is denied"),
-    Setting("approval_webhook", "str", "", "a URL each approval request is POSTed to"),
+    ("approval_uploads", "bool", False, "uploads wait for approval"),
+    ("approval_timeout_s", "float", 120.0, "how long an approval waits before it is denied"),
+    ("approval_webhook", "str", "", "a URL each approval request is POSTed to"),
     # Wake webhook: each desktop event of a kind in desktop_webhook_events (`window` means
     # window.created and window.destroyed) is POSTed as JSON to desktop_webhook, in order,
     # in the background. The listeners start with the daemon when it runs in a desktop
     # (DISPLAY and a session bus), else with the first desktop command. See
     # steadyhand/desktop/events.py.
-    Setting("desktop_webhook", "str", "", "a URL desktop events are POSTed to; empty: off"),
-    Setting(
+    ("desktop_webhook", "str", "", "a URL desktop events are POSTed to; empty: off"),
+    (
         "desktop_webhook_events",
         "str",
         "window.created,app.started,app.exited",
@@ -251,45 +236,41 @@ SETTINGS = (
     # A desktop snapshot reuses an application's last walk for this long while no AT-SPI
     # event of it arrived and no desktop action ran since. Window moves send no event: the
     # time bounds how stale boxes can be.
-    Setting("desktop_cache_ms", "int", 2000, "how long a desktop walk is reused; 0: always walk"),
+    ("desktop_cache_ms", "int", 2000, "how long a desktop walk is reused; 0: always walk"),
     # Logs: JSON lines to state_dir/logs/steadyhand.jsonl (rotated at log_max_bytes,
     # log_backups kept) at log_level, and to stderr (the daemon's daemon.log) at
     # log_stderr_level. Levels: debug (DOM details), info, warning (retries), error.
-    Setting("log_level", "str", "info", "the JSON log's level"),
-    Setting("log_stderr_level", "str", "warning", "daemon.log's level"),
-    Setting("log_max_bytes", "int", 10 << 20, "the JSON log's size before it rotates"),
-    Setting("log_backups", "int", 5, "rotated JSON logs kept"),
+    ("log_level", "str", "info", "the JSON log's level"),
+    ("log_stderr_level", "str", "warning", "daemon.log's level"),
+    ("log_max_bytes", "int", 10 << 20, "the JSON log's size before it rotates"),
+    ("log_backups", "int", 5, "rotated JSON logs kept"),
     # Off by default: each costs a capture, tens of ms.
-    Setting(
-        "step_screenshots", "bool", False, "screenshots before and after every act, for the report"
-    ),
+    ("step_screenshots", "bool", False, "screenshots before and after every act, for the report"),
     # Artifact retention, applied when the daemon starts and hourly: the files of all but
     # the artifacts_keep_sessions most recent sessions go, then the oldest files until the
     # rest fit in artifacts_max_bytes.
-    Setting("artifacts_keep_sessions", "int", 100, "sessions whose artifacts are kept"),
-    Setting("artifacts_max_bytes", "int", 2 << 30, "the artifacts' most bytes"),
+    ("artifacts_keep_sessions", "int", 100, "sessions whose artifacts are kept"),
+    ("artifacts_max_bytes", "int", 2 << 30, "the artifacts' most bytes"),
     # Browsers steadyhand did not launch: "NAME=URL [HEADER=VALUE ...]" entries separated
     # by ";". http(s):// and ws://.../devtools/... URLs are DevTools (CDP) endpoints, other
     # ws(s):// URLs Playwright browser servers (`playwright run-server`). A header value
     # may hold {{secret:NAME}} (from the secrets store). default_browser: where a new
     # session runs: "local" (a Chromium launched here), an endpoint's NAME, or "auto" (the
     # least loaded of local and every endpoint). See engine/endpoints.py.
-    Setting("browser_endpoints", "str", "", "browsers steadyhand did not launch (NAME=URL; ...)"),
-    Setting(
-        "default_browser", "str", "local", "where a new session runs: local, auto or an endpoint"
-    ),
+    ("browser_endpoints", "str", "", "browsers steadyhand did not launch (NAME=URL; ...)"),
+    ("default_browser", "str", "local", "where a new session runs: local, auto or an endpoint"),
     # The store: a daemon leases each session it runs for lease_s (renewed at a third of
     # it); another daemon takes over a session whose lease ran out.
-    Setting(
+    (
         "store_url",
         "str",
         "",
         "postgresql://... shared by several daemons; empty: SQLite in the state dir",
     ),
-    Setting("lease_s", "float", 15.0, "how long a daemon's lease on a session lasts"),
-    Setting("daemon_name", "str", "", "this daemon's name in `sessions`; empty: host:pid"),
+    ("lease_s", "float", 15.0, "how long a daemon's lease on a session lasts"),
+    ("daemon_name", "str", "", "this daemon's name in `sessions`; empty: host:pid"),
 )
-_BY_NAME = {setting.name: setting for setting in SETTINGS}
+_NAMES = tuple([row[0] for row in SETTINGS])
 
 
 class Settings:
@@ -300,7 +281,7 @@ class Settings:
     about 9 ms a call.
     """
 
-    __slots__ = tuple(_BY_NAME)
+    __slots__ = _NAMES
     # mypy's view of the slots, one per row of SETTINGS, in its order (test_config checks).
     state_dir: Path
     chromium: str
@@ -368,19 +349,21 @@ class Settings:
     daemon_name: str
 
     def __init__(self, **values: Any) -> None:
-        unknown = values.keys() - _BY_NAME.keys()
+        unknown = values.keys() - set(_NAMES)
         if unknown:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"unknown setting(s): {', '.join(sorted(unknown))}",
-                "known settings: " + ", ".join(_BY_NAME),
+                "known settings: " + ", ".join(_NAMES),
             )
-        for setting in SETTINGS:
-            if setting.name in values:
-                value = values[setting.name]
+        for name, kind, default, _doc in SETTINGS:
+            if name in values:
+                value = values[name]
+            elif callable(default):
+                value = default()
             else:
-                value = setting.default() if callable(setting.default) else setting.default
-            object.__setattr__(self, setting.name, _coerce(setting, value))
+                value = default
+            object.__setattr__(self, name, _coerce(name, kind, value))
         word = self.restore_sessions.strip().lower()
         restore = RESTORE_ALIASES.get(word, word)
         object.__setattr__(self, "restore_sessions", restore)
@@ -420,7 +403,7 @@ class Settings:
         raise AttributeError("Settings are immutable; use .replace(...)")
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _BY_NAME}
+        return {name: getattr(self, name) for name in _NAMES}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Settings) and self.as_dict() == other.as_dict()
@@ -528,7 +511,7 @@ class Settings:
                     f"config file {path} is not valid TOML: {exc}",
                     "fix the file or point STEADYHAND_CONFIG elsewhere",
                 ) from exc
-        for name in _BY_NAME:
+        for name in _NAMES:
             env = env_vars.get(ENV_PREFIX + name.upper())
             if env is not None and env != "":
                 values[name] = env
@@ -568,8 +551,7 @@ def event_kinds(text: str, what: str = "--events") -> frozenset[str]:
     return frozenset(chosen)
 
 
-def _coerce(setting: Setting, value: Any) -> Any:
-    name, kind = setting.name, setting.kind
+def _coerce(name: str, kind: str, value: Any) -> Any:
     try:
         if kind == "Path":
             # Absolute: the daemon runs in another working directory than the CLI.
@@ -599,8 +581,7 @@ def _coerce(setting: Setting, value: Any) -> Any:
 def settings_table() -> str:
     """The README's table of settings, in Markdown (`python -m steadyhand.config`)."""
     rows = ["| setting | type | default | what it does |", "|---|---|---|---|"]
-    for setting in SETTINGS:
-        default = setting.default
+    for name, kind, default, doc in SETTINGS:
         if callable(default):
             shown = (default.__doc__ or "computed").strip()
         elif isinstance(default, bool):
@@ -611,7 +592,7 @@ def settings_table() -> str:
             shown = "empty"
         else:
             shown = f"`{default}`"
-        rows.append(f"| `{setting.name}` | {setting.kind} | {shown} | {setting.doc} |")
+        rows.append(f"| `{name}` | {kind} | {shown} | {doc} |")
     return "\n".join(rows) + "\n"
 
 

@@ -126,20 +126,20 @@ def test_restore_policy_and_tab_cap_are_checked() -> None:
 def test_every_setting_of_the_table_is_annotated_on_settings_and_no_other() -> None:
     # mypy reads Settings' annotations; the slots and everything else come from SETTINGS.
     declared = dict(Settings.__annotations__)
-    assert list(declared) == [s.name for s in SETTINGS]
-    assert declared == {s.name: s.kind for s in SETTINGS}
+    assert list(declared) == [name for name, _, _, _ in SETTINGS]
+    assert declared == {name: kind for name, kind, _, _ in SETTINGS}
     assert Settings.__slots__ == tuple(declared)
 
 
 def test_every_default_is_of_its_kind_and_every_setting_has_a_doc() -> None:
     kinds = {"Path": Path, "str": str, "bool": bool, "int": int, "float": float}
     settings = Settings()
-    for setting in SETTINGS:
-        value = getattr(settings, setting.name)
-        assert type(value) is kinds[setting.kind] or isinstance(value, Path), setting.name
-        if not callable(setting.default):
-            assert value == setting.default, setting.name
-        assert setting.doc and "|" not in setting.doc, setting.name
+    for name, kind, default, doc in SETTINGS:
+        value = getattr(settings, name)
+        assert type(value) is kinds[kind] or isinstance(value, Path), name
+        if not callable(default):
+            assert value == default, name
+        assert doc and "|" not in doc, name
 
 
 def test_the_readme_lists_the_settings_of_the_table() -> None:
