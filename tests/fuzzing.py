@@ -35,7 +35,7 @@ from steadyhand import rpc_client
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.table import tool_name
 from steadyhand.config import Settings
-from steadyhand.errors import ERROR_CLASSES, ErrorCode
+from steadyhand.errors import ErrorCode
 from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema
 
 T = TypeVar("T")
@@ -70,7 +70,7 @@ DISRUPTIVE = {
 }
 # Error statuses a page (not the daemon) may cause: a URL that does not load, a deadline.
 GATEWAY_STATUSES = {502, 503, 504}
-RPC_INTERNAL = ERROR_CLASSES[ErrorCode.INTERNAL].rpc_code
+RPC_INTERNAL = ErrorCode.INTERNAL.rpc_code
 RPC_PROTOCOL = {-32700, -32600, RPC_INTERNAL}
 CODES = {str(code) for code in ErrorCode}
 

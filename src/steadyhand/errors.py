@@ -3,7 +3,7 @@
 Standard library only: the thin CLI imports this module on its hot path.
 `ErrorCode` is the one table of codes: each row gives a code's CLI exit code, JSON-RPC
 error code, HTTP status, whether it may pass on a retry, and its exception class (name and
-doc); `ERROR_CLASSES`, the exception classes and the lookups are all made from it.
+doc); the exception classes and the lookups are made from it.
 """
 
 from __future__ import annotations
@@ -148,24 +148,6 @@ class ErrorCode(StrEnum):
     # fmt: on
 
 
-class ErrorClass:
-    """How one code is reported by each front. (Not a dataclass: see config.Settings.)"""
-
-    __slots__ = ("exit_code", "http_status", "retryable", "rpc_code")
-
-    def __init__(
-        self, exit_code: int, rpc_code: int, http_status: int, retryable: bool = False
-    ) -> None:
-        self.exit_code = exit_code
-        self.rpc_code = rpc_code
-        self.http_status = http_status
-        self.retryable = retryable
-
-
-ERROR_CLASSES: dict[ErrorCode, ErrorClass] = {
-    code: ErrorClass(code.exit_code, code.rpc_code, code.http_status, code.retryable)
-    for code in ErrorCode
-}
 _BY_RPC_CODE = {code.rpc_code: code for code in ErrorCode}
 
 
@@ -200,10 +182,6 @@ class SteadyhandError(Exception):
         self.hint = hint
         self.data = data or {}
 
-    @property
-    def error_class(self) -> ErrorClass:
-        return ERROR_CLASSES[self.code]
-
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": str(self.code), "message": self.message, "hint": self.hint}
         if self.data:
@@ -212,7 +190,7 @@ class SteadyhandError(Exception):
 
     def to_rpc_error(self) -> dict[str, Any]:
         return {
-            "code": self.error_class.rpc_code,
+            "code": self.code.rpc_code,
             "message": self.message,
             "data": {"code": str(self.code), "hint": self.hint, **self.data},
         }
@@ -307,7 +285,7 @@ def error_type(code: ErrorCode | str) -> type[SteadyhandError]:
 
 def exit_code_for(code: ErrorCode | str) -> int:
     try:
-        return ERROR_CLASSES[ErrorCode(code)].exit_code
+        return ErrorCode(code).exit_code
     except ValueError:
         return 1
 

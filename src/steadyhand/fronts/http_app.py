@@ -81,7 +81,7 @@ def build_app(
         try:
             data = await backend.call(openapi.METRICS, {})
         except SteadyhandError as exc:
-            return failed(exc.error_class.http_status, exc.to_dict())
+            return failed(exc.code.http_status, exc.to_dict())
         return Response(prometheus_text(data), media_type=openapi.PROMETHEUS)
 
     async def live_respond(request: Request, result: Awaitable[Any]) -> Response:
@@ -106,7 +106,7 @@ async def respond(request: Request, result: Awaitable[Any], limit: int) -> Respo
     try:
         return ok(await result)
     except SteadyhandError as exc:
-        return failed(exc.error_class.http_status, exc.to_dict())
+        return failed(exc.code.http_status, exc.to_dict())
     except BodyTooLarge:
         return body_too_large(limit)
     except RecursionError:  # params the decoder took but the backend cannot re-encode

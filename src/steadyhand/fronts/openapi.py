@@ -13,7 +13,7 @@ from typing import Any
 
 from steadyhand import __version__
 from steadyhand.commands import COMMANDS, Command
-from steadyhand.errors import ERROR_CLASSES, ErrorCode
+from steadyhand.errors import ErrorCode
 from steadyhand.fronts.schema import model_schema, params_schema
 
 PREFIX = "/v1/"
@@ -105,7 +105,7 @@ def error_responses(codes: Iterable[str]) -> dict[str, Any]:
     """The error envelope under each status the codes map to, guard refusals included."""
     by_status: dict[int, list[str]] = {s: list(c) for s, c in GUARD_CODES.items()}
     for code in codes:
-        by_status.setdefault(ERROR_CLASSES[ErrorCode(code)].http_status, []).append(code)
+        by_status.setdefault(ErrorCode(code).http_status, []).append(code)
     out = {
         str(status): _envelope("error: " + ", ".join(sorted(names)), ERROR_REF)
         for status, names in sorted(by_status.items())
