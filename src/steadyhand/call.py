@@ -120,6 +120,7 @@ class Outcome:
     watchdog: list[dict[str, str]] = field(default_factory=list)  # interruptions cleared
     retries: int = 0  # tries after the first
     evidence: list[str] = field(default_factory=list)  # screenshots of its failure
+    downloads: list[dict[str, Any]] = field(default_factory=list)  # what the act reported
 
     def shown(self) -> dict[str, Any]:
         """What an error's data says of it: the parts that happened."""

@@ -182,6 +182,11 @@ class SteadyhandError(Exception):
         self.hint = hint
         self.data = data or {}
 
+    @property
+    def error_class(self) -> ErrorCode:
+        """The old name of `code`, which carries exit_code, rpc_code, http_status, retryable."""
+        return self.code
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": str(self.code), "message": self.message, "hint": self.hint}
         if self.data:

@@ -1,7 +1,7 @@
 """One scenario through every front: the same commands, the same results.
 
 Open the form page, snapshot it, fill the name, click "Place order" and read the page: over
-the CLI, JSON-RPC, the Python clients (async on the daemon, sync and `Engine` in-process),
+the CLI, JSON-RPC, the Python clients (async on the daemon, sync and `LocalClient` in-process),
 the LLM tool dispatcher, HTTP and MCP. Every front is generated from the one command table,
 so each must end on the same page text and report failures with the same codes.
 """

@@ -132,6 +132,12 @@ def test_download_is_saved_and_its_path_reported(daemon: Daemon, site: str) -> N
     assert second.name.endswith("-download-report.csv") and second != path
     err = daemon.fail("download", session=s, ref=find_ref(page, "link", "Just a page"))
     assert err.code == "verification_failed" and "no download" in err.message
+    # Each download is indexed with the action that caused it (trace, report).
+    actions = daemon.call("trace", name=s, last=0)["actions"]
+    indexed = {
+        (a["command"], f["kind"], f["path"]) for a in actions for f in a.get("artifacts", [])
+    }
+    assert {("download", "download", str(path)), ("click", "download", str(second))} <= indexed
 
 
 def test_upload_only_from_allowed_directories(daemon: Daemon, site: str, tmp_path: Path) -> None:

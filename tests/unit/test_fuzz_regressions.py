@@ -100,5 +100,5 @@ def test_a_page_being_made_when_the_browser_dies_fails_as_closed() -> None:
     with pytest.raises(PlaywrightError) as closed:
         asyncio.run(scenario())
     assert playwright_errors.browser_gone(str(closed.value)), (
-        "dispatch reruns the command after recovery"
+        "execute reruns the command after recovery"
     )

@@ -319,9 +319,6 @@ class Act:
             min(10.0, self.call.remaining_ms() / 1000),
             expect=self._may_download(ref),
         )
-        for saved in done.downloads:  # indexed with the action
-            if saved.get("path"):
-                self.call.keep(saved["path"], "download", str(saved.get("filename", "")))
         if not self.stopped_by_dialog:
             await self._expectations(done)
             if done.dom_changed is False and self._expects():
@@ -330,6 +327,7 @@ class Act:
         done.watchdog = self.watchdog
         done.retries = self.retries
         done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
+        self.call.outcome.downloads = done.downloads  # indexed with the action's row
         return done
 
     def _left_s(self) -> float:

@@ -92,6 +92,6 @@ class ApprovalGranted(Result):
 @command("request_approval", touches_page=False)
 async def request_approval(call: Call, params: RequestApprovalParams) -> ApprovalGranted:
     """Ask a person before an irreversible step; waits for `approve` (else approval_denied)."""
-    # The gate in dispatch asked and waited before this runs: reaching here means approved.
+    # The gate (execute/gate.py) asked and waited before this runs: reaching here means approved.
     assert call.approval is not None and call.approval.approved
     return ApprovalGranted(approved=True, id=call.approval.id)

@@ -69,7 +69,7 @@ class Command:
     navigates: bool = False
     # Acts on one element a person could be asked about: the policy's element rules apply.
     on_element: bool = False
-    # May leave the page other than it found it: recovery reports it, checkpoints follow it.
+    # May leave the page other than it found it: a recovery lists it among the lost actions.
     changes_page: bool = False
     # Offered to agents (MCP tools, LLM tool schemas). Not: stopping the daemon (it ends every
     # other agent's sessions too), approving (an agent approving its own request would make

@@ -1,4 +1,4 @@
-"""The gate dispatch runs before a command's deadline starts: does this call need a
+"""The gate execute/run.py runs before a command's deadline starts: does this call need a
 person's approval, and if so, ask and wait; a refusal is `approval_denied`.
 
 What the policy decides on is read without acting on the page: a ref's role, name and

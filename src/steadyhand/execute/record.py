@@ -16,7 +16,8 @@ from steadyhand.commands import Command
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.log import action_logged
 from steadyhand.redact import SecretName, redact
-from steadyhand.vault import NAME, mask_data
+from steadyhand.store.base import ArtifactFile
+from steadyhand.vault import NAME, mask_data, mask_text
 
 
 async def record(
@@ -46,7 +47,7 @@ async def record(
         full = redact(full, [(name,) for name in command.sensitive_result])
     duration_ms = round((time.monotonic() - started) * 1000, 3)
     retries = call.outcome.retries if call else 0
-    files = call.files if call else []
+    files = [*call.files, *_downloads(call.outcome.downloads)] if call else []
     row: dict[str, Any] = {
         "session": session,
         "tab": call.tab_id if call else None,
@@ -110,3 +111,17 @@ async def refusal(
 def whole(command: Command) -> set[tuple[str, ...]]:
     """Every sensitive param redacted in full: the state before a handler looks closer."""
     return {(name,) for name in command.sensitive}
+
+
+def _downloads(reported: list[dict[str, Any]]) -> list[ArtifactFile]:
+    """The files an act reported downloaded, to index with it, masked as its reply is."""
+    return [
+        ArtifactFile(
+            "download",
+            mask_text(str(d.get("filename", ""))),
+            mask_text(str(d["path"])),
+            int(d.get("bytes", 0)),
+        )
+        for d in reported
+        if d.get("path")
+    ]
