@@ -23,6 +23,8 @@ native binaries: give `bin/agent-browser-linux-x64`); it runs the same Chromium.
 
     .venv/bin/python bench/cli_latency.py [-n 30] [--cold 5] [--agent-browser PATH]
         [--cli PATH] [--versus PATH]
+
+What importing the CLI's modules costs, beside another build's: bench/import_cost.py.
 """
 
 from __future__ import annotations
