@@ -56,6 +56,13 @@ if TYPE_CHECKING:
     from steadyhand.commands.screenshot import ScreenshotResult
     from steadyhand.commands.secret_names import SecretsResult
     from steadyhand.commands.snapshots import FindResult, SnapshotResult
+    from steadyhand.commands.storage import (
+        ClearedCookies,
+        CookieList,
+        CookieSet,
+        StorageChanged,
+        StorageItems,
+    )
     from steadyhand.commands.tabs import TabList
 
 
@@ -943,6 +950,77 @@ class AsyncCommands:
             limit: int = ...,
         ) -> FindResult:
             """Find elements by text, role or name: their refs and context, without a snapshot."""
+
+        async def cookies_get(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            name: str | None = ...,
+        ) -> CookieList:
+            """The session's cookies (all its tabs share them), optionally by domain and name."""
+
+        async def cookies_set(
+            self,
+            *,
+            name: str,
+            value: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            url: str | None = ...,
+            path: str | None = ...,
+            expires: float | None = ...,
+            http_only: bool = ...,
+            secure: bool = ...,
+            same_site: Literal["Lax", "Strict", "None"] | None = ...,
+        ) -> CookieSet:
+            """Set a cookie in the session's browser context (for all its tabs)."""
+
+        async def cookies_clear(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            name: str | None = ...,
+        ) -> ClearedCookies:
+            """Remove the session's cookies: all, or those of a domain and/or name."""
+
+        async def storage_get(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            key: str | None = ...,
+        ) -> StorageItems:
+            """The current tab's localStorage or sessionStorage items (of its page's origin)."""
+
+        async def storage_set(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            key: str,
+            value: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> StorageChanged:
+            """Set an item in the current tab's localStorage or sessionStorage."""
+
+        async def storage_clear(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            key: str | None = ...,
+        ) -> StorageChanged:
+            """Remove the current tab's localStorage or sessionStorage items: all, or one key."""
 
         async def tabs(
             self,
@@ -1856,6 +1934,77 @@ class SyncCommands:
             limit: int = ...,
         ) -> FindResult:
             """Find elements by text, role or name: their refs and context, without a snapshot."""
+
+        def cookies_get(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            name: str | None = ...,
+        ) -> CookieList:
+            """The session's cookies (all its tabs share them), optionally by domain and name."""
+
+        def cookies_set(
+            self,
+            *,
+            name: str,
+            value: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            url: str | None = ...,
+            path: str | None = ...,
+            expires: float | None = ...,
+            http_only: bool = ...,
+            secure: bool = ...,
+            same_site: Literal["Lax", "Strict", "None"] | None = ...,
+        ) -> CookieSet:
+            """Set a cookie in the session's browser context (for all its tabs)."""
+
+        def cookies_clear(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            domain: str | None = ...,
+            name: str | None = ...,
+        ) -> ClearedCookies:
+            """Remove the session's cookies: all, or those of a domain and/or name."""
+
+        def storage_get(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            key: str | None = ...,
+        ) -> StorageItems:
+            """The current tab's localStorage or sessionStorage items (of its page's origin)."""
+
+        def storage_set(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            key: str,
+            value: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> StorageChanged:
+            """Set an item in the current tab's localStorage or sessionStorage."""
+
+        def storage_clear(
+            self,
+            *,
+            kind: Literal["local", "session"],
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            key: str | None = ...,
+        ) -> StorageChanged:
+            """Remove the current tab's localStorage or sessionStorage items: all, or one key."""
 
         def tabs(
             self,

@@ -422,6 +422,28 @@ def test_secret_replies(fresh_daemon: Daemon, site: str) -> None:
     t.matches("secrets")
 
 
+def test_cookies_and_storage_replies(fresh_daemon: Daemon, site: str) -> None:
+    """Cookies of the session's context and the current origin's web storage; the values
+    reach the caller (and never the trace). A daemon of its own: the trace's action ids."""
+    t, s = Transcript(fresh_daemon, site), "jar"
+    t("open", f"{site}/form.html", "--session", s)
+    t("cookies", "set", "sid", "v4lue-1", "--session", s)
+    t("cookies", "set", "pref", "dark", "--domain", "127.0.0.1", "--http-only", "--session", s)
+    t("cookies", "get", "--session", s)
+    t("cookies", "get", "--name", "sid", "--session", s)
+    t("cookies", "clear", "--name", "sid", "--session", s)
+    t("cookies", "set", "x", "y", "--same-site", "Bogus", "--session", s, rc=2)
+    t("storage", "set", "local", "token", "v4lue-2", "--session", s)
+    t("storage", "set", "session", "draft", "v4lue-3", "--session", s)
+    t("storage", "get", "local", "--session", s)
+    t("storage", "get", "session", "--key", "draft", "--session", s)
+    t("storage", "clear", "local", "--session", s)
+    t("storage", "get", "indexed", "--session", s, rc=2)
+    t("cookies", "clear", "--session", s)
+    t("trace", "--session", s, "--last", "0")
+    t.matches("cookies_storage")
+
+
 def test_dialog_answered_by_setting_replies(fresh_daemon: Daemon, site: str) -> None:
     """With `dialogs = accept` an act reports the dialog it answered instead of stopping."""
     d = fresh_daemon

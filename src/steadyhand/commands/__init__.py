@@ -26,6 +26,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     screenshot,
     secret_names,
     snapshots,
+    storage,
     tabs,
 )
 from steadyhand.commands.table import COMMANDS, Command, Params, Result, TabParams
