@@ -124,3 +124,10 @@ def test_cookies_set_without_a_page(daemon: Daemon, site: str) -> None:
     daemon.call("cookies.set", session=s, name="a", value="b", url=f"{site}/form.html")
     got = daemon.call("cookies.get", session=s, domain="127.0.0.1")["cookies"]
     assert [(c["name"], c["value"]) for c in got] == [("a", "b")]
+    # A value may come from stdin rather than the command line.
+    run = daemon.cli(
+        "cookies", "set", "piped", "--stdin", "--domain", "127.0.0.1", "--session", s, stdin="p"
+    )
+    assert run.rc == 0, run.err
+    got = daemon.call("cookies.get", session=s, name="piped")["cookies"]
+    assert [c["value"] for c in got] == ["p"]
