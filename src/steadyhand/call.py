@@ -121,6 +121,7 @@ class Outcome:
     retries: int = 0  # tries after the first
     evidence: list[str] = field(default_factory=list)  # screenshots of its failure
     downloads: list[dict[str, Any]] = field(default_factory=list)  # what the act reported
+    acting: bool = False  # an act got as far as acting (a try passed Act.ready)
 
     def shown(self) -> dict[str, Any]:
         """What an error's data says of it: the parts that happened."""

@@ -179,3 +179,54 @@ def test_without_a_daemon_the_reference_starts_one(
         check=False,
     )
     assert typed.returncode == 2 and "error [unknown_session]" in typed.stderr
+
+
+# Paragraphs enough for a snapshot far longer than a pipe holds (64 KiB): the CLI is
+# still writing when its reader has gone.
+LONG_PAGE = (
+    "() => { for (let i = 0; i < 6000; i++) {"
+    " const p = document.createElement('p'); p.textContent = 'paragraph ' + i;"
+    " document.body.append(p); } }"
+)
+
+
+@pytest.fixture(scope="module")
+def long_page(daemon: Daemon, site: str) -> str:
+    """A session `pipe` on a page whose snapshot is some 100 KiB."""
+    daemon.call("open", session="pipe", url=f"{site}/form.html")
+    daemon.call("evaluate", session="pipe", expression=LONG_PAGE)
+    return "pipe"
+
+
+def first_line_then_close(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """Run `argv` as `... | head -1` does: read one line of its stdout, close the pipe.
+    Its exit code and stderr."""
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline()
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        return process.wait(timeout=120), stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},  # relayed
+        {"TZ": "Pacific/Chatham"},  # another time zone than the daemon's: the reference
+    ],
+    ids=["relayed", "reference"],
+)
+def test_a_reader_closing_early_ends_the_call_quietly(
+    daemon: Daemon, launcher: Path, long_page: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """`steadyhand ... | head -1`: no BrokenPipeError traceback; a relayed call exits 141
+    as a program SIGPIPE ends (git, cat) does. The reference prints with print(), whose
+    write, cut short by the reader, may end without an error (exit 0, as it was)."""
+    argv = [str(launcher), "snapshot", "--max-chars", "10000000", "--session", long_page]
+    code, stderr = first_line_then_close(argv, dict(daemon.env, **env), tmp_path)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert stderr == ""
+    assert code == cli_relay.CLOSED_PIPE_EXIT if not env else code in (0, 141)

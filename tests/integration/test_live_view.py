@@ -155,15 +155,24 @@ def test_actions_appear_as_a_second_client_acts(
     assert bad.rc != 0
     expect(timeline.first).to_contain_text("not_found")
     expect(timeline.first.locator(".hint")).to_contain_text("take a new snapshot")
+    # A refusal that acted on nothing has no failure screenshot (issue 22, item 12).
+    expect(timeline.first.locator("img")).to_have_count(0)
+    sessions = person.locator("#sessions li").filter(has_text="timeline")
+    expect(sessions).to_contain_text("active")
+    expect(sessions).to_contain_text("last: click ✗ not_found")
+    # A failure after acting began keeps its screenshot, linked from the timeline.
+    unmet = daemon.cli(
+        "click", name, "--expect-text", "never on the page", "--timeout", "2s",
+        "--session", "timeline",
+    )  # fmt: skip
+    assert unmet.rc != 0
+    expect(timeline.first.locator("img")).to_have_count(1)
     shot = timeline.first.locator("img").get_attribute("src")  # the failure's screenshot
     assert shot is not None
     answer = person.request.get(server.url + shot)
     assert answer.status == 200 and answer.body()[:4] == b"\x89PNG"
     outside = person.request.get(server.url + "/live/api/artifact?path=/etc/passwd")
     assert outside.status == 404 and outside.json()["error"]["code"] == "not_found"
-    sessions = person.locator("#sessions li").filter(has_text="timeline")
-    expect(sessions).to_contain_text("active")
-    expect(sessions).to_contain_text("last: click ✗ not_found")
 
 
 def test_screencast_frames_change_after_a_click(person: Page, daemon: Daemon, site: str) -> None:

@@ -123,8 +123,9 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     assert typed[1]["text"] == "[redacted]" and typed[0]["text"] == "Ada"
     failed = entries[-1]
     assert failed["error"] and failed["hint"]
-    (shot,) = [a for a in failed["artifacts"] if a["label"] == "failure"]
-    assert shot["kind"] == "screenshot" and shot["exists"] and Path(shot["path"]).is_file()
+    # A refusal that acted on nothing (not_found) has no failure screenshot: only the step
+    # screenshot before it (test_refs_and_errors: an act that failed acting keeps one).
+    assert [a["label"] for a in failed["artifacts"]] == ["before"], failed["artifacts"]
     # step_screenshots: an act has its tab before and after, indexed with the action.
     order = entries[4]
     labels = sorted(a["label"] for a in order["artifacts"])
@@ -145,7 +146,7 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     assert text.out.startswith(f"session {s} · {len(expected)} actions · 1 failed")
     rows = [line for line in text.out.splitlines() if line.startswith("#")]
     assert [row.split()[2] for row in rows] == [c for c, _ in expected]
-    assert "hint: " in text.out and "screenshot failure: " in text.out
+    assert "hint: " in text.out and "screenshot failure: " not in text.out
     as_json = observed.cli("trace", s, "--json").json
     assert as_json["result"]["total"] == len(expected)
     # Closed and opened again, the name is a new session: its timeline starts afresh.

@@ -71,11 +71,8 @@ def test_rerender_without_a_single_match_is_stale_and_takes_no_action(
     assert 'button "Alpha"' in err.message and why in err.message, err.message
     assert "snapshot" in err.hint
     assert (err.data["ref"], err.data["tab"]) == (alpha, "t1")
-    (shot,) = err.data["artifacts"]  # evidence: the page as the refused action found it
-    assert (
-        Path(shot).read_bytes().startswith(b"\x89PNG")
-        and Path(shot).stat().st_mode & 0o777 == 0o600
-    )
+    # A refusal that acted on nothing: the page is as the agent saw it, no screenshot.
+    assert "artifacts" not in err.data, err.data
     assert "clicks: 0" in daemon.snapshot(s), "the stale click reached no element"
 
 
@@ -353,3 +350,38 @@ def test_a_tab_closed_under_a_running_action_is_not_a_browser_crash(
     assert err.code == "action_failed", err
     assert "closed while the command ran" in err.message, err
     assert daemon.call("daemon.status")["browser_running"] is True
+
+
+def _failure_shots(daemon: Daemon, session: str) -> list[Path]:
+    return sorted((daemon.settings.artifacts_dir / session).glob("*-failure.png"))
+
+
+def test_a_refusal_that_acted_on_nothing_has_no_failure_screenshot(
+    daemon: Daemon, site: str
+) -> None:
+    """not_found and stale_ref leave the page as the agent saw it: no screenshot of it;
+    a failure after acting began (not_actionable: tries ran out) keeps its screenshot."""
+    s = "refused-no-shot"
+    daemon.call("open", session=s, url=f"{site}/nav-a.html")
+    count = find_ref(daemon.snapshot(s), "button", "Count")
+    unknown = daemon.fail("click", session=s, ref="e999", timeout=PATIENT_MS)
+    assert unknown.code == "not_found"
+    assert "artifacts" not in unknown.data, unknown.data
+    daemon.call("navigate", session=s, url=f"{site}/nav-b.html")
+    stale = daemon.fail("click", session=s, ref=count, timeout=PATIENT_MS)
+    assert stale.code == "stale_ref"
+    assert "artifacts" not in stale.data, stale.data
+    assert _failure_shots(daemon, s) == []
+
+    daemon.call("open", session=s, url=f"{site}/gauntlet/overlay.html?stay")
+    pay = find_ref(daemon.snapshot(s), "button", "Pay")
+    covered = daemon.fail("click", session=s, ref=pay, timeout="3s")
+    assert covered.code == "not_actionable"
+    (shot,) = covered.data["artifacts"]
+    assert Path(shot).read_bytes().startswith(b"\x89PNG")
+    assert Path(shot).stat().st_mode & 0o777 == 0o600
+    assert _failure_shots(daemon, s) == [Path(shot)]
+    # ... and the action log indexes it with the failed act.
+    (failed,) = daemon.call("trace", name=s, last=1)["actions"]
+    (kept,) = [a for a in failed["artifacts"] if a["label"] == "failure"]
+    assert kept["kind"] == "screenshot" and kept["exists"] and kept["path"] == shot

@@ -71,8 +71,9 @@ def test_the_report_renders_in_chromium_with_every_action_and_its_screenshots(
     assert (out["actions"], out["failed"]) == (actions, 1) == (trace["total"], trace["failed"])
     assert out["bytes"] == path.stat().st_size
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    # type and click: before + after; the failed click: before + failure; screenshot: its own
-    assert (out["images_inlined"], out["images_left_out"]) == (7, 0)
+    # type and click: before + after; the refused click (it acted on nothing): before only,
+    # no failure screenshot; screenshot: its own
+    assert (out["images_inlined"], out["images_left_out"]) == (6, 0)
 
     def check(page: Page, requested: list[str]) -> dict[str, Any]:
         seen: dict[str, Any] = page.evaluate(
@@ -105,7 +106,7 @@ def test_the_report_renders_in_chromium_with_every_action_and_its_screenshots(
     assert len(seen["failed"]) == 1
     assert "not_found" in seen["failed"][0] and "handed out no ref e999" in seen["failed"][0]
     assert "Hint" in seen["failed"][0]
-    assert len(seen["images"]) == 7
+    assert len(seen["images"]) == 6
     assert all(i["data"] and i["complete"] and i["width"] > 0 for i in seen["images"])
     assert TYPED in seen["params"]  # shown as text, never run
     assert seen["pwned"] is None

@@ -138,3 +138,21 @@ def test_labelled_screenshot_draws_labels_only_for_the_capture(daemon: Daemon, s
     assert pixel(rows, x + 1, max(0, y - 14) + 1) == (0xD7, 0x26, 0x3D)
     _, _, plain = read_png(before)
     assert pixel(plain, x + 1, max(0, y - 14) + 1) != (0xD7, 0x26, 0x3D)
+
+
+def test_the_first_act_on_a_page_never_snapshotted_reports_its_changes_not_the_page(
+    daemon: Daemon, site: str
+) -> None:
+    """No snapshot before it: the act reads the page before acting and reports what it
+    changed (issue 22, item 12), never the whole page as if all of it were new."""
+    s = "never-snapshotted"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    found = daemon.call("find", session=s, role="button", name="Place order")
+    (match,) = found["matches"]
+    done = daemon.call("click", session=s, ref=match["ref"])
+    changes = done["changes"]
+    assert "whole page" not in changes and "no earlier snapshot" not in changes, changes
+    assert "ordered" in changes and "nothing ordered" in changes, changes
+    assert len(changes.splitlines()) <= 3, changes
+    whole = daemon.snapshot(s)
+    assert len(changes) < len(whole) / 4

@@ -269,6 +269,7 @@ class Act:
         must stay unknown.
         """
         self._ready = True
+        self.call.outcome.acting = True
         if self.watching:
             cleared = await sweep(
                 self.tab.page,

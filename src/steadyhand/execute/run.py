@@ -36,6 +36,18 @@ Progress = Callable[[int, int | None, str], Awaitable[None]]
 
 # Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
 MAX_DEPTH = 32
+# Errors an act raises when it refuses before acting (its target is not there, or not
+# one element, or its input is wrong): the page is as the agent last saw it, so its
+# failure has no screenshot. Raised after a try acted, they keep theirs.
+REFUSALS = frozenset(
+    {
+        ErrorCode.STALE_REF,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.BAD_REQUEST,
+        ErrorCode.AMBIGUOUS,
+        ErrorCode.UNKNOWN_TAB,
+    }
+)
 
 TIMEOUT_HINT = (
     "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
@@ -451,13 +463,15 @@ def _closed_under(first: str) -> SteadyhandError:
 async def _explain(
     runtime: Runtime, command: Command, call: Call | None, error: SteadyhandError, started: float
 ) -> None:
-    """Add what the command did before failing, and for an act, a screenshot of the tab."""
+    """Add what the command did before failing, and for an act, a screenshot of the tab
+    (not for a refusal that acted on nothing: the page is as the agent last saw it)."""
     if call is None:
         return
     error.data = {**call.outcome.shown(), **error.data}
     error.data["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
     tab = call.tab_used
-    if command.acts and tab is not None and runtime.settings.failure_screenshots:
+    refused = error.code in REFUSALS and not call.outcome.acting
+    if command.acts and tab is not None and runtime.settings.failure_screenshots and not refused:
         shot = await evidence_screenshot(
             runtime.settings.artifacts_dir, call.session_name, tab, command.name, "failure"
         )

@@ -64,8 +64,23 @@ _scan = _json.make_scanner(_Decoder())  # type: ignore[arg-type]  # typeshed wan
 _quote = _json.encode_basestring_ascii  # json.dumps's escaping (ensure_ascii)
 
 
+# The exit code of a call whose stdout's reader went away (`steadyhand ... | head`):
+# 128 + SIGPIPE, what the shell reports for git, cat and any program the signal ended.
+CLOSED_PIPE_EXIT = 141
+
+
 def main(argv: "list[str] | None" = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        code = run(argv)
+        sys.stdout.flush()  # here, not at exit: a closed pipe shows now, in this handler
+    except BrokenPipeError:
+        return closed_pipe()
+    return code
+
+
+def run(argv: "list[str]") -> int:
+    """Relay the call, else run it here as the reference; its exit code."""
     try:
         return relay(argv)
     except Fallback:
@@ -73,6 +88,18 @@ def main(argv: "list[str] | None" = None) -> int:
     except KeyboardInterrupt:
         return 130
     return reference(argv)  # outside the handler: its errors are its own, as ever
+
+
+def closed_pipe() -> int:
+    """Stdout's reader closed early: exit quietly, as the `signal` module's docs advise
+    (note on SIGPIPE): point stdout at /dev/null so that the interpreter's flush at exit
+    does not fail again and print a traceback; exit as a program SIGPIPE ended would."""
+    try:
+        devnull = posix.open("/dev/null", posix.O_WRONLY)
+        posix.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no descriptor to replace: drop the stream instead
+        sys.stdout = None
+    return CLOSED_PIPE_EXIT
 
 
 def reference(argv: "list[str]") -> int:
@@ -281,9 +308,27 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: boo
     result = message.get("result")
     if "error" in message or not isinstance(result, dict) or result.get("fallback"):
         raise Fallback  # a daemon without cli.run, or a call the reference must make
-    sys.stdout.write(result.get("stdout", ""))
+    write_all(sys.stdout, result.get("stdout", ""))
     sys.stderr.write(result.get("stderr", ""))
     return int(result.get("exit", 1))
+
+
+def write_all(stream: "Any", text: str) -> None:
+    """Write `text` whole, or raise BrokenPipeError when the reader goes.
+
+    A text stream's write of more than its buffer holds goes to the pipe at once, and a
+    reader that closes mid-write leaves it partly written with no error (the buffered
+    writer returns the count, the text stream drops it): the output would end short and
+    the call seem to succeed. Written as bytes, what is left goes again, and fails."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+        return
+    stream.flush()
+    data = memoryview(text.encode(stream.encoding, stream.errors))
+    while data:
+        written = buffer.write(data)
+        data = data[written if written is not None else len(data) :]
 
 
 def decode(line: bytes) -> "dict[str, Any]":
