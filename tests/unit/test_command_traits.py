@@ -1,0 +1,39 @@
+"""The traits the table declares in place of the name lists other modules once kept.
+
+Every front and rule reads these from the table, so a trait dropped from a command would
+change behaviour silently (an agent offered `approve`, a person's decision open to any
+token): each set is pinned here as the old lists had it.
+"""
+
+from __future__ import annotations
+
+from steadyhand.commands import COMMANDS
+from steadyhand.fronts.approver import DECIDING
+from steadyhand.fronts.schema import AGENT_HIDDEN
+from steadyhand.fronts.tools import agent_commands
+
+
+def having(trait: str) -> set[str]:
+    return {name for name, c in COMMANDS.items() if getattr(c, trait)}
+
+
+def test_commands_kept_from_agents() -> None:
+    hidden = {"daemon.stop", "approve", "deny", "extension.pair"}
+    assert set(COMMANDS) - having("for_agents") == hidden == AGENT_HIDDEN
+    assert not hidden & {c.name for c in agent_commands()}
+
+
+def test_a_persons_decisions_and_the_handover() -> None:
+    assert having("decides") == {"approve", "deny", "handback"} == DECIDING
+    assert having("during_takeover") == {"takeover", "handback"}
+
+
+def test_what_the_approval_rules_apply_to() -> None:
+    assert having("navigates") == {"open", "navigate", "tab.new"}
+    assert having("on_element") == {"click", "download", "check", "uncheck", "select", "press"}
+
+
+def test_what_may_change_the_page_and_what_needs_a_daemon() -> None:
+    acting = having("acts") | having("creates_session")
+    assert having("changes_page") == acting | {"evaluate", "back", "forward"}
+    assert having("daemon_only") == {"daemon.stop"}
