@@ -82,3 +82,26 @@ def test_locators_name_one_element_or_say_why_not(daemon: Daemon, page: tuple[st
     for bad in ("foo=bar", "role=button[bogus]", "e0"):
         assert daemon.fail("click", session=s, ref=bad).code == "bad_request", bad
     assert daemon.call("snapshot", session=s)["refs"] > 0, "the session is still fine"
+
+
+def test_ambiguous_candidates_come_with_refs_and_their_rows(daemon: Daemon, site: str) -> None:
+    # Identical buttons, one per row: never snapshotted, the agent can still pick one.
+    s = "ambiguous-rows"
+    daemon.call("open", session=s, url=f"{site}/people.html")
+    err = daemon.fail("click", session=s, ref='role=button[name="Delete"]')
+    assert err.code == "ambiguous" and err.data["count"] == 3, err.message
+    listed = err.data["candidates"]
+    assert [c.split(" (")[-1] for c in listed] == [
+        'row "Alice")',
+        'row "Bob")',
+        'row "Carol")',
+    ], listed
+    refs = [c.split()[0] for c in listed]
+    assert len(set(refs)) == 3 and all(r.startswith("e") for r in refs), listed
+    assert all(' button "Delete" in "People" > table "Team" (row ' in c for c in listed), listed
+    assert "'role=button[name=\"Delete\"]' matches 3 elements: " + listed[0] in err.message
+    assert "ref" in err.hint and "artifacts" not in err.data
+    # Each candidate's ref is in the registry: acting on Bob's deletes Bob's row only.
+    daemon.call("click", session=s, ref=refs[1])
+    page = daemon.snapshot(s)
+    assert "2 people" in page and "Bob" not in page and "Alice" in page, page

@@ -230,7 +230,7 @@ class Act:
                     await found.handle.dispose()
             return
         try:
-            handle = await resolve_locator(self.tab.page, spec, self.try_ms)
+            handle = await resolve_locator(self.tab, spec, self.try_ms)
         except SteadyhandError as exc:
             if exc.code == ErrorCode.NOT_FOUND:  # it may appear by the next try
                 raise Retryable(exc.code, exc.message, exc.hint, exc.data) from None

@@ -18,13 +18,16 @@ import asyncio
 import json
 import re
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.candidates import with_refs
 
 PREFIXES = ("role", "text", "label", "placeholder", "testid", "css", "xpath")
 FORMS_HINT = (
@@ -36,6 +39,7 @@ _ROLE = re.compile(r"^([a-z]+)((?:\[[^\]]*\])*)$")
 _ROLE_ATTR = re.compile(r"\[\s*([a-z-]+)\s*(?:=\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\]]*?))?\s*\]")
 POLL_S = 0.1
 MAX_CANDIDATES = 10
+CANDIDATES_MS = 5000  # reading the page to name the candidates
 
 DESCRIBE_JS = """e => {
   const tag = e.tagName.toLowerCase();
@@ -121,12 +125,13 @@ def _role_locator(page: Page, value: str) -> Locator:
     return page.get_by_role(role, **options)  # type: ignore[arg-type]
 
 
-async def resolve_locator(page: Page, spec: str, wait_ms: float) -> ElementHandle:
+async def resolve_locator(tab: Tab, spec: str, wait_ms: float) -> ElementHandle:
     """The one element the spec names, waiting up to `wait_ms` for it to appear.
 
-    `not_found` when nothing matched in time; `ambiguous` with the candidates when the
-    first alternative that matches anything matches several.
+    `not_found` when nothing matched in time; `ambiguous` with the candidates, each with
+    a ref and its context, when the first alternative that matches anything matches several.
     """
+    page = tab.page
     alternatives = parse(spec)
     deadline = time.monotonic() + wait_ms / 1000
     while True:
@@ -145,7 +150,7 @@ async def resolve_locator(page: Page, spec: str, wait_ms: float) -> ElementHandl
                 if handle is not None:
                     return handle
             if count > 1:
-                raise await _ambiguous(locator, alt, count)
+                raise await _ambiguous(tab, locator, alt, count)
         if time.monotonic() >= deadline:
             raise SteadyhandError(
                 ErrorCode.NOT_FOUND,
@@ -157,18 +162,32 @@ async def resolve_locator(page: Page, spec: str, wait_ms: float) -> ElementHandl
         await asyncio.sleep(POLL_S)
 
 
-async def _ambiguous(locator: Locator, alt: Alternative, count: int) -> SteadyhandError:
-    candidates = []
+async def _ambiguous(tab: Tab, locator: Locator, alt: Alternative, count: int) -> SteadyhandError:
+    handles: list[ElementHandle] = []
     for i in range(min(count, MAX_CANDIDATES)):
-        try:
-            candidates.append(str(await locator.nth(i).evaluate(DESCRIBE_JS, timeout=1000)))
-        except PlaywrightError:
-            candidates.append("(gone)")
-    more = f" and {count - MAX_CANDIDATES} more" if count > MAX_CANDIDATES else ""
+        with suppress(PlaywrightError):
+            handle = await locator.nth(i).element_handle(timeout=1000)
+            if handle is not None:
+                handles.append(handle)
+    try:
+        candidates = await with_refs(tab, handles, CANDIDATES_MS)
+        if candidates is None:
+            candidates = []
+            for handle in handles:
+                try:
+                    candidates.append(str(await handle.evaluate(DESCRIBE_JS)))
+                except PlaywrightError:
+                    candidates.append("(gone)")
+    finally:
+        for handle in handles:
+            with suppress(PlaywrightError):
+                await handle.dispose()
+    more = f" and {count - len(handles)} more" if count > len(handles) else ""
     return SteadyhandError(
         ErrorCode.AMBIGUOUS,
         f"{alt.text!r} matches {count} elements: " + "; ".join(candidates) + more,
-        'make it name one: add [name="..."] or quote the text for an exact match, use a '
-        "narrower css=, or take a snapshot and act on a ref",
+        "act on the one you mean by its ref (each candidate has one now), or make the "
+        'locator name one: add [name="..."], quote the text for an exact match, use a '
+        "narrower css=",
         {"locator": alt.text, "count": count, "candidates": candidates},
     )
