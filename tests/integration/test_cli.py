@@ -63,6 +63,13 @@ def test_fill_pairs_and_relative_screenshot_path(daemon: Daemon, site: str, tmp_
     assert filled.rc == 0 and filled.json["result"]["data"]["filled"] == [name]
     after = daemon.cli("snapshot", "--session", "pairs").out
     assert f"[ref={name}]: Ann = Lee" in after
+    # Like every act, fill takes locators: the pair splits after the locator, not inside it.
+    by_label = daemon.cli(
+        "fill", "label=Name=Bo=Li", 'css=input[id="pw"]=x=1', "--session", "pairs"
+    )
+    assert by_label.rc == 0, by_label.err
+    after = daemon.cli("snapshot", "--session", "pairs").out
+    assert f"[ref={name}]: Bo=Li" in after
     shot = daemon.cli("screenshot", "--path", "s.png", "--session", "pairs", cwd=tmp_path)
     assert shot.rc == 0, shot.err
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"

@@ -203,12 +203,31 @@ def test_a_crashed_browser_is_replaced_and_the_session_restored(daemon: Daemon, 
     assert recovered["restored"] == [f"t1 {site}/nav-a.html"] and recovered["lost"] == []
     assert "browser exited" in recovered["reason"]
     assert "recovered" not in daemon.call("snapshot", session="doomed"), "reported once"
+    # The text output says it too: under a result, and under a failed command's error
+    # (a click on a ref from before the crash: the crash is what fails it).
+    said = None
+    for step in ("snapshot", "click"):
+        (browser,) = find_owned_browsers(daemon.settings.state_dir)
+        os.killpg(browser.pgid, signal.SIGKILL)
+        assert wait_until(lambda: not process_alive(browser.pid))  # noqa: B023
+        argv = ["click", find_ref(said.out, "button", "Count")] if said else ["snapshot"]
+        said = daemon.cli(*argv, "--session", "doomed")
+        assert (said.rc == 0) == (step == "snapshot"), said
+        text = said.out if said.rc == 0 else said.err
+        assert "recovered (the browser exited unexpectedly) from the checkpoint of" in text, said
+        assert f": t1 {site}/nav-a.html" in text, said
     assert daemon.call("daemon.status")["browser_running"] is True
     assert session_status(daemon, "doomed") == "active"
     store = Store(daemon.settings.store_path)
     outcomes = [(r.command, r.error_code) for r in store.actions("doomed")]
     store.close()
-    assert outcomes == [("open", None), ("snapshot", None), ("snapshot", None)]
+    assert outcomes == [
+        ("open", None),
+        ("snapshot", None),
+        ("snapshot", None),
+        ("snapshot", None),
+        ("click", "stale_ref"),
+    ]
 
 
 def state_env(state_dir: Path) -> dict[str, str]:

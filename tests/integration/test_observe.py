@@ -115,6 +115,11 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     expected = run_form_sequence(observed, site, s)
     trace = observed.call("trace", name=s)
     assert trace["total"] == len(expected) and trace["failed"] == 1
+    # --session like every command; the session as first word is its alias; not both.
+    assert observed.call("trace", session=s)["actions"] == trace["actions"]
+    assert observed.call("trace", session=s, name=s)["total"] == trace["total"]
+    both = observed.cli("trace", "other", "--session", s)
+    assert both.rc == 2 and "give it once, as --session NAME" in both.err, both.err
     entries = trace["actions"]
     assert [(e["command"], e["outcome"]) for e in entries] == expected
     assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)

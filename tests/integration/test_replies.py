@@ -294,6 +294,13 @@ def test_error_replies(daemon: Daemon, site: str) -> None:
     t("open", "http://169.254.169.254/latest/meta-data/", "--session", s, rc=7)
     t("policy", "--session", s)
     t("upload", "e3", "/etc/hostname", "--session", s, rc=7)
+    # Identical buttons: each candidate with a ref to act on and the row it sits in.
+    t("open", f"{site}/people.html", "--session", s)
+    t("click", 'role=button[name="Delete"]', "--session", s, rc=3)
+    # How long it waited, measured over all its tries (their number varies with the load).
+    tries = ((r"waited \d+\.\d s( over \d+ tries)?", "waited <n> s<over tries>"),)
+    t("click", "css=#nope", "--timeout", "2000", "--session", s, rc=3, vary=tries)
+    t("trace", "other", "--session", s, rc=2)
     t("clack", rc=2)
     t.matches("errors")
 
@@ -394,7 +401,15 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     t("takeover", "--reason", "a captcha", "--session", "shop")
     t("sessions")
     t("click", "e3", "--session", "shop", rc=2)
-    t("handback", "--note", "solved it", "--session", "shop")
+    # How long the person held it is measured: whole seconds, 0 or more under load.
+    t(
+        "handback",
+        "--note",
+        "solved it",
+        "--session",
+        "shop",
+        vary=((r"held: \d+ s", "held: <n> s"),),
+    )
     t("handback", "--session", "shop", rc=2)
     t.matches("approvals")
 

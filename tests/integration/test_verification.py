@@ -105,3 +105,14 @@ def test_ambiguous_candidates_come_with_refs_and_their_rows(daemon: Daemon, site
     daemon.call("click", session=s, ref=refs[1])
     page = daemon.snapshot(s)
     assert "2 people" in page and "Bob" not in page and "Alice" in page, page
+
+
+def test_dom_changed_agrees_with_the_changes_shown(daemon: Daemon, site: str) -> None:
+    # Typing sets a field's value: no DOM mutation, yet the changes show the new value.
+    s = "dom-changed"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    name = find_ref(daemon.snapshot(s), "textbox", "Name")
+    typed = daemon.call("type", session=s, ref=name, text="Ann")
+    assert f"[ref={name}]: Ann" in typed["changes"] and typed["dom_changed"] is True, typed
+    same = daemon.call("type", session=s, ref=name, text="Ann")  # the same text again
+    assert same["changes"].startswith("# no changes") and same["dom_changed"] is False, same

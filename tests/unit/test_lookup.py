@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from steadyhand.snapshot.capture import Capture
-from steadyhand.snapshot.lookup import find_ref, is_ref, refs_in
+from steadyhand.snapshot.lookup import find_ref, is_ref, refs_in, split_field
 from steadyhand.snapshot.refs import RefRegistry, deserves_ref
 from steadyhand.snapshot.render import View, render
 from steadyhand.snapshot.tree import parse
@@ -107,3 +107,23 @@ def test_refs_in_reads_back_every_ref_every_view_hands_out() -> None:
     for view in (View(), View(mode="compact"), View(urls=True), View(cells=True)):
         assert set(refs_in(render([taken.root], view))) == issued, view
     assert set(refs_in(render([taken.root], View(mode="interactive")))) == actionable
+
+
+@pytest.mark.parametrize(
+    ("item", "pair"),
+    [
+        ("e5=alice", ("e5", "alice")),
+        ("e5=a=b", ("e5", "a=b")),
+        ("label=Email=a@b.c", ("label=Email", "a@b.c")),
+        ('role=textbox[name="Q=1"]=x', ('role=textbox[name="Q=1"]', "x")),
+        ("css=input[name=q]=hello", ("css=input[name=q]", "hello")),
+        ('text="a=b"=v', ('text="a=b"', "v")),
+        ("label=Don't=x", ("label=Don't", "x")),
+        ("e5=", ("e5", "")),
+        ("label=Email", None),
+        ("=x", None),
+        ("e5", None),
+    ],
+)
+def test_split_field_splits_where_the_target_ends(item: str, pair: tuple[str, str] | None) -> None:
+    assert split_field(item) == pair

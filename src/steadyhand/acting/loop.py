@@ -62,6 +62,8 @@ SETTLE_MAX_MS = 600
 MUTATIONS_JS = f"() => {MODEL} ? {MODEL}.mutations() : null"
 LOAD_WAIT_MS = 5_000
 EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failure
+# Failures that waited for the element on every try: the message says how long, measured.
+WAITED_FOR = frozenset({ErrorCode.NOT_FOUND, ErrorCode.NOT_ACTIONABLE})
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
 EXPECT_POLL_S = 0.1
@@ -156,7 +158,10 @@ class Act:
         """Run tries of `body` until one succeeds, the tries run out, or one fails for good."""
         retries = max(0, self.call.runtime.settings.act_retries)
         last: SteadyhandError | None = None
+        began = time.monotonic()
+        tries = 0
         for n in range(retries + 1):
+            tries = n + 1
             left = self.call.remaining_ms() - EVIDENCE_MARGIN_MS
             self.try_ms = try_budget_ms(max(1.0, left), retries + 1 - n)
             try:
@@ -183,6 +188,9 @@ class Act:
             self.call.outcome.retries += 1
             await asyncio.sleep(pause)
         assert last is not None
+        if last.code in WAITED_FOR:  # how long it waited, measured over every try
+            over = f" over {tries} tries" if tries > 1 else ""
+            last.message += f" (waited {time.monotonic() - began:.1f} s{over})"
         raise last
 
     async def _until_dialog(self, attempt: Awaitable[None]) -> None:
@@ -257,7 +265,7 @@ class Act:
             await check(self.try_ms)
         except PlaywrightTimeout:
             found = await diagnose(aim.handle, editable)
-            err = not_actionable(aim.what, found, self.try_ms)
+            err = not_actionable(aim.what, found)
             raise Retryable(err.code, err.message, err.hint, err.data) from None
 
     async def ready(self, aim: Aim | None = None) -> None:
@@ -375,7 +383,12 @@ class Act:
         async def read() -> tuple[str | None, bool | None]:
             await self._settle()
             changes = await self._changes() if self.changes else None
-            return changes, await self._dom_changed()
+            changed = await self._dom_changed()
+            if changed is False and changes and not changes.startswith("#"):
+                # What a snapshot shows changed without a DOM mutation (a field's value,
+                # a checkbox's state): the two never disagree.
+                changed = True
+            return changes, changed
 
         try:
             return await asyncio.wait_for(read(), budget_s)

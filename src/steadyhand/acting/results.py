@@ -63,7 +63,9 @@ class ActionResult(PageResult):
     downloads: list[dict[str, Any]] = Field(
         default_factory=list, description="files the action downloaded (saved paths)"
     )
-    dom_changed: bool | None = Field(None, description="the action changed the page's DOM")
+    dom_changed: bool | None = Field(
+        None, description="the action changed the page: its DOM or what a snapshot shows"
+    )
     changes: str | None = Field(None, description="what the action changed on the page")
 
 

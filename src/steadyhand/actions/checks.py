@@ -80,8 +80,9 @@ async def diagnose(handle: ElementHandle, editable: bool = False) -> dict[str, A
     return found if isinstance(found, dict) else {"state": "ok"}
 
 
-def not_actionable(what: str, found: dict[str, Any], waited_ms: float) -> SteadyhandError:
-    """The error for an element that stayed unusable for the whole wait."""
+def not_actionable(what: str, found: dict[str, Any]) -> SteadyhandError:
+    """The error for an element that stayed unusable for the whole try (the act loop says
+    how long it waited in all, measured)."""
     state = found.get("state", "ok")
     if state == "covered":
         why = f"is covered by {found.get('cover')}"
@@ -97,7 +98,7 @@ def not_actionable(what: str, found: dict[str, Any], waited_ms: float) -> Steady
         hint = "take a new snapshot to see its state; wait for the page, or act on another element"
     return SteadyhandError(
         ErrorCode.NOT_ACTIONABLE,
-        f"{what} {why} (waited {waited_ms / 1000:.1f} s)",
+        f"{what} {why}",
         hint,
         {"state": state, **({"covered_by": found["cover"]} if state == "covered" else {})},
     )

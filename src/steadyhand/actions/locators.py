@@ -28,8 +28,8 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.candidates import with_refs
+from steadyhand.snapshot.lookup import LOCATOR_PREFIXES as PREFIXES
 
-PREFIXES = ("role", "text", "label", "placeholder", "testid", "css", "xpath")
 FORMS_HINT = (
     'a ref from a snapshot (e12), or a locator: role=button[name="Save"], text=Save, '
     "label=Email, placeholder=Search, testid=submit, css=SELECTOR, xpath=PATH; "
@@ -154,7 +154,7 @@ async def resolve_locator(tab: Tab, spec: str, wait_ms: float) -> ElementHandle:
         if time.monotonic() >= deadline:
             raise SteadyhandError(
                 ErrorCode.NOT_FOUND,
-                f"no element matches {spec!r} (waited {wait_ms / 1000:.1f} s)",
+                f"no element matches {spec!r}",  # the act loop says how long it waited
                 "take a snapshot to see what the page has; check the name's spelling and "
                 "case, or use text=/label= for a looser match",
                 {"locator": spec},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Literal
 
@@ -197,8 +198,9 @@ async def resize(call: Call, params: ResizeParams) -> ResizeResult:
 
 POLL_S = 0.1
 # Stop this long (at most a quarter of the time) before the command's deadline, to answer
-# with what is still unmet rather than be cut off with a bare timeout.
-MARGIN_S = 0.4
+# with what is still unmet rather than be cut off with a bare timeout. Each round of checks
+# is itself cut at the end, so little more is needed than to let go of the conditions.
+MARGIN_S = 0.15
 
 
 class WaitParams(TabParams):
@@ -231,6 +233,11 @@ class WaitResult(PageResult):
     waited_ms: int
     url_match: UrlMatch | None = Field(None, description="how --url was matched")
     note: str | None = None
+
+
+def _loop_time_at(monotonic: float) -> float:
+    """The event loop's clock at time.monotonic() `monotonic`."""
+    return asyncio.get_running_loop().time() + (monotonic - time.monotonic())
 
 
 def _conditions(call: Call, tab: Tab, params: WaitParams, budget_ms: float) -> list[Condition]:
@@ -278,17 +285,27 @@ async def wait(call: Call, params: WaitParams) -> WaitResult:
             "e.g. wait --text Saved, --text-gone Loading, --url '*/done', --ref e12, "
             "--ref-gone e12, --load networkidle, --ms 500, --handback",
         )
+    held = [False] * len(conditions)
     try:
         while True:
-            held = [await _holds(tab, c) for c in conditions]
-            if all(held):
+            # A round the deadline cuts short proves nothing; it leaves the conditions it
+            # did not reach as the last round found them, for the error to name.
+            whole = False
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(_loop_time_at(end)):
+                    for i, condition in enumerate(conditions):
+                        held[i] = await _holds(tab, condition)
+                    whole = True
+            if whole and all(held):
                 break
             now = time.monotonic()
             if now >= end:
                 unmet = [c for c, ok in zip(conditions, held, strict=True) if not ok]
+                took = round((now - call.started) * 1000)
+                given = round((call.deadline - call.started) * 1000)
                 raise SteadyhandError(
                     ErrorCode.TIMEOUT,
-                    f"wait gave up after {round((now - started) * 1000)} ms; still unmet: "
+                    f"wait gave up after {took} ms of its {given} ms; still unmet: "
                     + "; ".join(c.unmet() for c in unmet),
                     "raise --timeout if the page is just slow; a snapshot shows what it shows now",
                     {"unmet": [c.label for c in unmet]},

@@ -385,8 +385,11 @@ def _validate(command: Command, raw: dict[str, Any]) -> Any:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            where = ".".join(str(p) for p in err["loc"]) or "params"
-            problems.append(f"{where}: {err['msg']}")
+            # A model's own check says what is wrong in its words, without pydantic's prefix.
+            said = err.get("ctx", {}).get("error") if err["type"] == "value_error" else None
+            message = str(said) if said is not None else err["msg"]
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(f"{where}: {message}" if where else message)
         fields = ", ".join(command.params.model_fields)
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,

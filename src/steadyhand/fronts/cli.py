@@ -19,6 +19,7 @@ from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import reply
 from steadyhand.fronts.cli_errors import report_error
+from steadyhand.snapshot.lookup import split_field
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
@@ -224,14 +225,15 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
 def _pairs(name: str, items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
+        pair = split_field(item)
+        if pair is None:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"{name}: {item!r} is not KEY=VALUE",
-                "write each field as REF=VALUE, e.g. e5=alice e7='pass word'",
+                "write each field as REF=VALUE or LOCATOR=VALUE, e.g. e5=alice "
+                "label=Password='pass word'",
             )
-        out[key] = value
+        out[pair[0]] = pair[1]
     return out
 
 

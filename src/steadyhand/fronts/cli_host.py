@@ -29,6 +29,7 @@ from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import cli, reply
+from steadyhand.fronts.cli_errors import error_lines
 from steadyhand.rpc_client import reply_wait_s
 
 log = logging.getLogger("steadyhand.cli")
@@ -191,5 +192,4 @@ def report(exc: SteadyhandError, as_json: bool) -> dict[str, Any]:
     if as_json:
         out = json.dumps({"ok": False, "error": exc.to_dict()}) + "\n"
         return {"stdout": out, "stderr": "", "exit": exit_code_for(exc.code)}
-    err = f"error [{exc.code}]: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else "")
-    return {"stdout": "", "stderr": err, "exit": exit_code_for(exc.code)}
+    return {"stdout": "", "stderr": error_lines(exc), "exit": exit_code_for(exc.code)}

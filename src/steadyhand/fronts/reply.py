@@ -72,7 +72,7 @@ def _text_block(result: dict[str, Any], clock: float) -> str | None:
     """A snapshot, a log or a timeline is its own text, under the page's one-line header."""
     for block in TEXT_BLOCKS:
         if isinstance(result.get(block), str):
-            notes = [_note(k, result[k], clock) for k in NOTES if result.get(k)]
+            notes = notes_of(result, clock)
             if "url" in result:  # a page's text; other texts (a timeline) stand alone
                 notes.insert(0, _page_header(result))
             return "\n".join([*notes, result[block]])
@@ -143,7 +143,7 @@ def _act(result: dict[str, Any], clock: float) -> str:
     parts.extend(_download(d) for d in result.get("downloads") or [])
     if result.get("artifacts"):
         parts.append("artifacts: " + ", ".join(result["artifacts"]))
-    parts.extend(_note(k, result[k], clock) for k in NOTES if result.get(k))
+    parts.extend(notes_of(result, clock))
     parts.extend(_act_extra(result))
     changes = result.get("changes")
     if changes and changes != NO_CHANGES:
@@ -168,7 +168,7 @@ def _desktop_act(result: dict[str, Any], clock: float) -> str:
     if result.get("tried"):
         parts.append("tried: " + "; ".join(result["tried"]))
     parts.append("states: " + (", ".join(result["states"]) or "none"))
-    parts.extend(_note(k, result[k], clock) for k in NOTES if result.get(k))
+    parts.extend(notes_of(result, clock))
     rest = {k: v for k, v in result.items() if k not in DESKTOP_ACT | {"value", "tried", *NOTES}}
     parts.extend(f"{k}={_inline(v)}" for k, v in rest.items() if not _empty(v))
     return " · ".join(parts)
@@ -240,6 +240,13 @@ def _download(download: dict[str, Any]) -> str:
         return f"download {name or download.get('url')} failed: {download.get('error')}"
     named = "" if str(path).endswith(name) else f" as {name}"
     return f"downloaded {path}{named} ({download.get('bytes')} bytes)"
+
+
+def notes_of(result: dict[str, Any], clock: float | None = None) -> list[str]:
+    """A line for each thing that happened to the session around the command (NOTES): a
+    result's, or a failed command's error data's."""
+    now = time.time() if clock is None else clock
+    return [_note(k, result[k], now) for k in NOTES if result.get(k)]
 
 
 def _note(key: str, value: Any, clock: float) -> str:

@@ -55,8 +55,8 @@ async def with_refs(tab: Tab, handles: list[ElementHandle], timeout_ms: float) -
     for item in chains:
         found = None
         if item is not None:
-            frame, chain = item
-            found = next((where[(frame, k)] for k in chain if (frame, k) in where), None)
+            index, chain = item
+            found = next((where[(index, k)] for k in chain if (index, k) in where), None)
         picked.append(found)
     nodes = [p[0] for p in picked if p is not None]
     state.refs.issue(taken, nodes)
@@ -67,4 +67,6 @@ async def with_refs(tab: Tab, handles: list[ElementHandle], timeout_ms: float) -
 def _line(node: Node, path: str, near: str) -> str:
     name = f" {json.dumps(node.name, ensure_ascii=False)}" if node.name else ""
     ref = f"{node.ref} " if node.ref else ""
-    return f"{ref}{node.role}{name}" + (f" in {path}" if path else "") + (f" ({near})" if near else "")
+    return (
+        f"{ref}{node.role}{name}" + (f" in {path}" if path else "") + (f" ({near})" if near else "")
+    )

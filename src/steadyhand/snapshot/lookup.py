@@ -19,6 +19,33 @@ _ELEMENT = re.compile(
 )
 
 
+# How a locator starts (actions/locators.py reads the rest).
+LOCATOR_PREFIXES = ("role", "text", "label", "placeholder", "testid", "css", "xpath")
+
+
+def split_field(item: str) -> tuple[str, str] | None:
+    """`TARGET=VALUE` split where the target ends: `e5=alice` -> (e5, alice), and for a
+    locator after its own `=` and outside its brackets and quotes: `label=Email=a@b.c` ->
+    (label=Email, a@b.c), `role=textbox[name="Q=1"]=x` -> (role=textbox[name="Q=1"], x).
+    None when there is no `=` to split at."""
+    prefix, sep, _ = item.partition("=")
+    start = len(prefix) + 1 if sep and prefix in LOCATOR_PREFIXES else 0
+    depth, quote = 0, ""
+    for i in range(start, len(item)):
+        char = item[i]
+        if quote:
+            quote = "" if char == quote and item[i - 1] != "\\" else quote
+        elif char in "\"'" and (i == start or depth or item[i - 1] == "="):
+            quote = char  # a quoted value (not an apostrophe in a word: label=Don't=x)
+        elif char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(0, depth - 1)
+        elif char == "=" and depth == 0 and i > start:
+            return item[:i], item[i + 1 :]
+    return None
+
+
 def is_ref(text: str) -> bool:
     """True for strings shaped like a steadyhand ref (`e12`)."""
     return bool(_REF_SHAPE.fullmatch(text))
