@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from mcp import types
 
+import steadyhand
+from steadyhand.commands.batch import BatchResult, Step
 from steadyhand.snapshot.lookup import find_ref
-from tests.conftest import Daemon
+from tests.conftest import Daemon, make_settings, running_daemon
 from tests.http_server import HttpServer, start_http
 from tests.integration.test_mcp import stdio_mcp, text_of
 
@@ -308,3 +310,47 @@ def test_mcp_tool_takes_a_list_of_steps(daemon: Daemon, site: str) -> None:
     assert text.splitlines()[0].startswith("1 ok type ")
     assert "2 ok snapshot: t1 · Form fixture" in text and '"Ivy"' not in text.splitlines()[0]
     assert "Ivy" in text  # the last step's whole reply: the snapshot shows the typed name
+
+
+@pytest.fixture
+def hasty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """`Place order` needs a person's approval, and nobody decides within 1.5 s."""
+    settings = make_settings(
+        tmp_path_factory.mktemp("state"), approval_names="place order", approval_timeout_s=1.5
+    )
+    with running_daemon(settings) as handle:
+        yield handle
+
+
+def test_each_step_passes_the_approval_gate(hasty: Daemon, site: str) -> None:
+    s = "batch-gated"
+    refs = opened_form(hasty, site, s)
+    done = hasty.call(
+        "batch",
+        session=s,
+        steps=[
+            step("type", ref=refs["name"], text="Jo"),
+            step("click", ref=refs["order"]),
+            step("check", ref="e9"),
+        ],
+    )
+    assert [x.get("ok") for x in done["steps"]] == [True, False, False]
+    assert done["steps"][1]["error"]["code"] == "approval_denied"
+    assert done["steps"][2]["skipped"]
+    assert ordered(hasty, s) == "nothing ordered"
+    asked = hasty.call("approvals", all=True)["approvals"]
+    assert [(a["command"], a["session"]) for a in asked] == [("click", s)]
+
+
+def test_the_python_client_takes_step_models(daemon: Daemon, site: str) -> None:
+    s = "batch-client"
+    refs = opened_form(daemon, site, s)
+    steps = [
+        Step(command="type", params={"ref": refs["name"], "text": "Kim"}),
+        Step(command="tabs"),
+    ]
+    with steadyhand.SyncClient(settings=daemon.settings, session=s) as client:
+        done = client.batch(steps=steps)
+    assert isinstance(done, BatchResult) and done.ok == 2
+    assert done.steps[1].result is not None and done.steps[1].result["tabs"][0]["id"] == "t1"
+    assert done.steps[0].skipped is False and done.steps[0].error is None

@@ -79,7 +79,10 @@ def test_bad_lines_are_refused_with_their_number(
 
 def test_the_daemon_checks_every_step_before_any_runs() -> None:
     planned = plan(
-        [Step(command="tab_new"), Step(command="click", params={"ref": "e3", "session": "b"})],
+        [
+            Step(command="tab_new", params={"url": None}),
+            Step(command="click", params={"ref": "e3", "session": "b"}),
+        ],
         "a",
     )
     assert [(c.name, raw) for c, raw in planned] == [

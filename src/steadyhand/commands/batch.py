@@ -15,7 +15,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    JsonValue,
     SerializerFunctionWrapHandler,
     ValidationError,
     model_serializer,
@@ -36,7 +35,7 @@ class Step(BaseModel):
     command: str = Field(
         description="the command: click, type, fill, open, snapshot... (tab.new or tab_new)"
     )
-    params: dict[str, JsonValue] = Field(
+    params: dict[str, Any] = Field(
         default_factory=dict,
         description='its params, as the command takes them, e.g. {"ref": "e3"}; '
         "session: the batch's unless given",
@@ -66,7 +65,7 @@ class StepError(BaseModel):
     code: str
     message: str
     hint: str = ""
-    data: dict[str, JsonValue] | None = None
+    data: dict[str, Any] | None = None
 
 
 class StepOutcome(BaseModel):
@@ -75,7 +74,7 @@ class StepOutcome(BaseModel):
     command: str
     ok: bool = Field(description="false when it failed or was skipped")
     skipped: bool = Field(False, description="not run: an earlier step failed")
-    result: dict[str, JsonValue] | None = Field(None, description="its result, when ok")
+    result: dict[str, Any] | None = Field(None, description="its result, when ok")
     error: StepError | None = Field(None, description="why it failed")
 
     @model_serializer(mode="wrap")
@@ -168,7 +167,8 @@ def plan(steps: list[Step], session: str) -> list[tuple[Command, dict[str, Any]]
     for index, step in enumerate(steps, 1):
         try:
             spec = _command(step.command)
-            raw: dict[str, Any] = {"session": session, **step.params}
+            given = {k: v for k, v in step.params.items() if v is not None}  # null: not given
+            raw: dict[str, Any] = {"session": session, **given}
             _check_params(spec, raw)
         except SteadyhandError as exc:
             problems.append(f"step {index}: {exc.message}")
