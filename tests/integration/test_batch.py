@@ -354,3 +354,28 @@ def test_the_python_client_takes_step_models(daemon: Daemon, site: str) -> None:
     assert isinstance(done, BatchResult) and done.ok == 2
     assert done.steps[1].result is not None and done.steps[1].result["tabs"][0]["id"] == "t1"
     assert done.steps[0].skipped is False and done.steps[0].error is None
+
+
+def test_each_step_is_a_progress_note(daemon: Daemon, site: str) -> None:
+    s = "batch-progress"
+    opened_form(daemon, site, s)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "batch",
+        "progress": True,
+        "params": {"session": s, "steps": [step("tabs"), step("click", ref="e999")]},
+    }
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(60)
+        sock.connect(str(daemon.settings.socket_path))
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        reader = sock.makefile("rb")
+        messages = [json.loads(reader.readline())]
+        while "id" not in messages[-1]:
+            messages.append(json.loads(reader.readline()))
+    notes = [
+        (m["params"]["done"], m["params"]["total"], m["params"]["message"]) for m in messages[:-1]
+    ]
+    assert notes == [(1, 2, "step 1 tabs ok"), (2, 2, "step 2 click failed (not_found)")]
+    assert messages[-1]["result"]["failed"] == 1
