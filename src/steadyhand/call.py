@@ -30,6 +30,10 @@ from steadyhand.webhook import Webhook
 if TYPE_CHECKING:
     from steadyhand.extension.link import ExtensionLink
 
+# Runs one command of the table as a call of its own (execute/run.py's `execute`: validated,
+# gated, timed, logged), given its name and params: how `batch` runs its steps.
+Execute = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
 
 @dataclass
 class Runtime:
@@ -159,6 +163,8 @@ class Call:
     # The working directory of the CLI that sent this call (absolute); None from any other
     # front. Its relative paths start there, and it may be a file root (files_policy.py).
     cli_cwd: str | None = None
+    # How this call runs another command (a batch's step) as a call of its own.
+    execute: Execute | None = None
 
     @property
     def engine(self) -> Engine:

@@ -287,6 +287,8 @@ def _plain(command: Command | None, params: dict[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(given, BaseModel):
             out[key] = given.model_dump(mode="json")
+        elif isinstance(given, list):  # a batch's steps may be models (commands/batch.py Step)
+            out[key] = [g.model_dump(mode="json") if isinstance(g, BaseModel) else g for g in given]
         elif isinstance(given, os.PathLike):
             out[key] = os.fspath(given)
         else:

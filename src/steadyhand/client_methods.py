@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from steadyhand.acting.results import ActionResult, NavigationResult, PageResult
     from steadyhand.commands.approvals import ApprovalGranted, ApprovalInfo, ApprovalList
+    from steadyhand.commands.batch import BatchResult, Step
     from steadyhand.commands.desktop import (
         AppsResult,
         DesktopActed,
@@ -275,6 +276,16 @@ class AsyncCommands:
             timeout: str | None = ...,
         ) -> ApprovalGranted:
             """Ask a person before an irreversible step; waits for `approve` (else approval_denied)."""
+
+        async def batch(
+            self,
+            *,
+            steps: list[Step],
+            session: str = ...,
+            timeout: str | None = ...,
+            keep_going: bool = ...,
+        ) -> BatchResult:
+            """Run commands in order in one call; stop at a failure unless keep_going (--continue)."""
 
         async def pdf(
             self,
@@ -1267,6 +1278,16 @@ class SyncCommands:
             timeout: str | None = ...,
         ) -> ApprovalGranted:
             """Ask a person before an irreversible step; waits for `approve` (else approval_denied)."""
+
+        def batch(
+            self,
+            *,
+            steps: list[Step],
+            session: str = ...,
+            timeout: str | None = ...,
+            keep_going: bool = ...,
+        ) -> BatchResult:
+            """Run commands in order in one call; stop at a failure unless keep_going (--continue)."""
 
         def pdf(
             self,

@@ -134,12 +134,28 @@ def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
     starts), plus a grace period.
 
     A timeout that is no valid deadline gets the long tier's wait: refusing it here would
-    keep the refusal out of the daemon's action log; the daemon refuses it, and logs it."""
-    try:
-        deadline_s = settings.timeout_ms(params.get("timeout"), "long") / 1000
-    except SteadyhandError:
-        deadline_s = settings.timeout_ms(None, "long") / 1000
+    keep the refusal out of the daemon's action log; the daemon refuses it, and logs it.
+
+    A batch without a timeout of its own (`steps`) runs each step within its deadline, one
+    after another: the wait is theirs added up."""
+    steps = params.get("steps")
+    if params.get("timeout") is None and isinstance(steps, list) and steps:
+        deadline_s = sum(_deadline_s(settings, _params_of(step)) for step in steps)
+    else:
+        deadline_s = _deadline_s(settings, params)
     return deadline_s + settings.approval_timeout_s + REPLY_GRACE_S
+
+
+def _deadline_s(settings: Settings, params: dict[str, Any]) -> float:
+    try:
+        return settings.timeout_ms(params.get("timeout"), "long") / 1000
+    except SteadyhandError:
+        return settings.timeout_ms(None, "long") / 1000
+
+
+def _params_of(step: Any) -> dict[str, Any]:
+    params = step.get("params") if isinstance(step, dict) else None
+    return params if isinstance(params, dict) else {}
 
 
 # sockaddr_un holds 108 bytes including the terminating NUL.

@@ -18,6 +18,8 @@ from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
 REFERENCE = [sys.executable, "-m", "steadyhand.fronts.cli"]
+TABS = '{"command": "tabs"}'
+CLICK_NOWHERE = '{"command": "click", "params": {"ref": "e99999"}}'
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +92,12 @@ def same(daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str)
         [],  # no command: the reference's own
         ["snapshot", "--help"],  # help: the reference's own
         ["daemon", "stop", "--help"],
+        # A batch: a line a step, the failed step's exit code (3); its steps as JSON are
+        # relayed, as command lines the reference reads them.
+        ["batch", f"[{TABS}, {CLICK_NOWHERE}]", "--session", "relay"],
+        ["batch", f"[{CLICK_NOWHERE}]", "--json"],
+        ["batch", "tabs\nfind --role checkbox", "--session", "relay"],
+        ["batch", '[{"command": "clik"}]', "--session", "relay"],
     ],
 )
 def test_relayed_calls_print_what_the_reference_prints(
@@ -149,7 +157,11 @@ def test_calls_are_relayed_not_fallen_back(
     assert capsys.readouterr().out.startswith(f"ok check {ref}")
     assert cli_relay.relay(["click", "e99999", "--session", "relay"]) == 3
     assert "error [not_found]" in capsys.readouterr().err
-    for argv in (["daemon", "stop"], ["snapshot", "--help"], ["mcp"]):
+    steps = '[{"command": "click", "params": {"ref": "e99999"}}]'
+    assert cli_relay.relay(["batch", steps, "--session", "relay"]) == 3
+    assert capsys.readouterr().out.startswith("1 failed click: [not_found]")
+    # Steps on the caller's standard input, or command lines: the reference reads them.
+    for argv in (["daemon", "stop"], ["snapshot", "--help"], ["mcp"], ["batch"], ["batch", "tabs"]):
         with pytest.raises(cli_relay.Fallback):
             cli_relay.relay(argv)
     assert daemon.pid() is not None, "daemon stop went to the reference, which was not run"

@@ -64,10 +64,19 @@ class Transcript:
             self.names[os.getcwd()] = "CWD"
         self.blocks: list[tuple[str, str]] = []  # (command or note, its reply)
 
-    def __call__(self, *args: str, rc: int = 0, vary: tuple[tuple[str, str], ...] = ()) -> CliRun:
+    def __call__(
+        self,
+        *args: str,
+        rc: int = 0,
+        vary: tuple[tuple[str, str], ...] = (),
+        stdin: str | None = None,
+    ) -> CliRun:
         """Run `steadyhand ARGS`, record its reply, and check its exit code. `vary`: more
-        (pattern, replacement) pairs for what only this step leaves to chance."""
-        run = self.daemon.cli(*args, env=self.env)
+        (pattern, replacement) pairs for what only this step leaves to chance; `stdin`:
+        what it reads on standard input (recorded above it)."""
+        run = self.daemon.cli(*args, env=self.env, stdin=stdin)
+        if stdin is not None:
+            self.note("standard input: " + " | ".join(stdin.strip().splitlines()))
         self.record(args, run, vary)
         assert run.rc == rc, f"steadyhand {shlex.join(args)} exited {run.rc}:\n{run.out}{run.err}"
         return run
@@ -303,6 +312,25 @@ def test_error_replies(daemon: Daemon, site: str) -> None:
     t("trace", "other", "--session", s, rc=2)
     t("clack", rc=2)
     t.matches("errors")
+
+
+def test_batch_replies(daemon: Daemon, site: str) -> None:
+    """Steps in order in one call: a line a step, the last one's whole reply, the exit code
+    of the first failed step."""
+    t, s = Transcript(daemon, site), "batch"
+    t("open", f"{site}/form.html", "--session", s)
+    steps = [
+        {"command": "snapshot", "params": {"interactive": True}},
+        {"command": "type", "params": {"ref": "e2", "text": "Ada"}},
+        {"command": "select", "params": {"ref": "e4", "values": ["Large"]}},
+    ]
+    t("batch", json.dumps(steps), "--session", s)
+    t("batch", "--session", s, stdin='click e11\nextract text --selector "#out"\n')
+    t("batch", "--session", s, stdin="type e2 'Bo Li'\nclick e99\nclick e11\n", rc=3)
+    t("batch", "--continue", "--session", s, stdin="click e99\nfind Gift\n", rc=3)
+    t("batch", "--session", s, stdin="clik e1\ntype e2\n", rc=2)
+    t("batch", '[{"command": "clik"}, {"command": "approve"}]', "--session", s, rc=2)
+    t.matches("batch")
 
 
 def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:

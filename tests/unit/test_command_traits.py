@@ -37,3 +37,7 @@ def test_what_may_change_the_page_and_what_needs_a_daemon() -> None:
     acting = having("acts") | having("creates_session")
     assert having("changes_page") == acting | {"evaluate", "back", "forward"}
     assert having("daemon_only") == {"daemon.stop"}
+
+
+def test_only_batch_runs_other_commands() -> None:
+    assert having("runs_steps") == {"batch"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from steadyhand.fronts.reply import render, when
+from steadyhand.fronts.reply import failed_step, render, when
 
 NOW = 1_800_000_000.0
 PAGE = {"tab": "t1", "url": "http://x/a", "title": "A"}
@@ -260,3 +260,37 @@ def test_what_the_navigation_policy_refused_or_holds_is_one_line_each() -> None:
     ]
     act_shown = reply(act(blocked=blocked), ACT_DEFAULTS)
     assert act_shown.startswith("ok click e6 · 204 ms") and "blocked: 169.254.169.254" in act_shown
+
+
+def test_a_batch_is_a_line_a_step_and_the_last_step_that_ran_says_all() -> None:
+    snapshot = PAGE | {"snapshot": '- button "Go" [ref=e1]', "refs": 1}
+    failed = {"code": "not_found", "message": "no e9", "hint": "take a snapshot"}
+    result: dict[str, Any] = {
+        "steps": [
+            {"command": "open", "ok": True, "result": PAGE | {"status": 200}},
+            {"command": "click", "ok": True, "result": act(changes="+ e7 text")},
+            {"command": "snapshot", "ok": True, "result": snapshot},
+            {"command": "click", "ok": False, "error": failed},
+            {"command": "type", "ok": False, "skipped": True},
+        ],
+        "ran": 4,
+        "ok": 3,
+        "failed": 1,
+        "skipped": 1,
+    }
+    assert reply(result).splitlines() == [
+        "1 ok open: t1 · A · http://x/a",
+        "2 ok click e6 · 204 ms",
+        "3 ok snapshot: t1 · A · http://x/a",
+        "4 failed click: [not_found] no e9",
+        "  hint: take a snapshot",
+        "5 skipped type",
+        "ran 4 of 5: 3 ok, 1 failed, 1 skipped",
+    ]
+    assert failed_step(result) == "not_found"
+    result = dict(result, steps=result["steps"][:3], ran=3, failed=0, skipped=0)
+    assert reply(result).splitlines()[2:] == [
+        "3 ok snapshot: t1 · A · http://x/a",
+        '- button "Go" [ref=e1]',
+    ]
+    assert failed_step(result) is None and failed_step({"steps": []}) is None

@@ -6,6 +6,7 @@ Importing the package registers every command, in the order the CLI lists them.
 from steadyhand.commands import (  # noqa: F401  (imported to register their commands)
     act_on_elements,
     approvals,
+    batch,
     desktop,
     desktop_events,
     desktop_windows,

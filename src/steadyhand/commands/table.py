@@ -82,6 +82,9 @@ class Command:
     during_takeover: bool = False
     # Only a daemon can run it: a client with its engine in-process refuses it.
     daemon_only: bool = False
+    # Runs other commands of the table, each as a call of its own with its own deadline
+    # (`batch`): it keeps its own deadline between them instead of being cut off mid-step.
+    runs_steps: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
@@ -107,6 +110,7 @@ def command(
     decides: bool = False,
     during_takeover: bool = False,
     daemon_only: bool = False,
+    runs_steps: bool = False,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -143,6 +147,7 @@ def command(
             decides=decides,
             during_takeover=during_takeover,
             daemon_only=daemon_only,
+            runs_steps=runs_steps,
         )
         return handler
 

@@ -98,11 +98,15 @@ async def execute(
             request_id=request_id,
             progress=progress,
             cli_cwd=cli_cwd,
+            execute=lambda name, step: execute(runtime, name, step, cli_cwd=cli_cwd),
         )
         await _before_run(call, command, params, raw, timeout_ms)
         try:
-            result = await asyncio.wait_for(
-                _run_with_evidence(runtime, command, call, params), timeout_ms / 1000
+            running = _run_with_evidence(runtime, command, call, params)
+            # A batch keeps its deadline between its steps, each bounded by its own: cut
+            # off mid-step, the step would leave no action-log row.
+            result = await (
+                running if command.runs_steps else asyncio.wait_for(running, timeout_ms / 1000)
             )
         except TimeoutError as exc:
             raise SteadyhandError(

@@ -21,7 +21,12 @@ from steadyhand.fronts.cli_spec import result_defaults
 def result_text(data: Any, command: str | None = None) -> str:
     """The text of one command's JSON result (`command`: its name, for its defaults)."""
     known = COMMANDS.get(command or "")
-    return reply.render(data, result_defaults(known.result) if known else None)
+    steps = (
+        {name: result_defaults(c.result) for name, c in COMMANDS.items()}
+        if reply.is_batch(data)
+        else None
+    )
+    return reply.render(data, result_defaults(known.result) if known else None, step_defaults=steps)
 
 
 def error_text(error: SteadyhandError) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from steadyhand import rpc_client
 from steadyhand.config import Settings
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
 from steadyhand.fronts.cli_errors import report_error
 from steadyhand.snapshot.lookup import split_field
@@ -169,7 +169,7 @@ def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
         required = param["required"] and not param["sensitive"]
         if kind in ("list", "map"):
             kwargs["nargs"] = "+" if required else "*"
-        elif not required:
+        elif not required or kind == "steps":  # steps may come on standard input
             kwargs["nargs"] = "?"
         kwargs["metavar"] = name.upper()
         parser.add_argument(name, **kwargs)
@@ -194,6 +194,8 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
     params: dict[str, Any] = {}
     for param in command["params"]:
         value = getattr(args, param["name"], None)
+        if param["type"] == "steps":
+            value = steps_from(spec, value)
         if param["sensitive"] and getattr(args, "stdin", False):
             if value:
                 raise SteadyhandError(
@@ -235,6 +237,95 @@ def _pairs(name: str, items: list[str]) -> dict[str, str]:
             )
         out[pair[0]] = pair[1]
     return out
+
+
+# ---------------------------------------------------------------- a batch's steps
+
+STDIN = "-"
+STEPS_HINT = (
+    'give a JSON array (\'[{"command": "click", "params": {"ref": "e3"}}]\'), or one command '
+    "per line as you would type it after `steadyhand` (click e3), as STEPS or on standard input"
+)
+
+
+def steps_from(spec: Spec, given: str | None) -> list[Any]:
+    """A batch's steps from STEPS, or from standard input when it is absent or `-`: a JSON
+    array of {command, params}, or one command per line as typed after `steadyhand`
+    (quoted as in the shell; blank lines and `#` comments skipped)."""
+    if given is None or given == STDIN:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST, "batch needs STEPS, or steps on standard input", STEPS_HINT
+            )
+        given = sys.stdin.read()
+    if given.lstrip().startswith("["):
+        try:
+            steps = json.loads(given)
+        except ValueError as exc:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST, f"the steps are not JSON: {exc}", STEPS_HINT
+            ) from exc
+        if not isinstance(steps, list):
+            raise SteadyhandError(ErrorCode.BAD_REQUEST, "the steps are not a list", STEPS_HINT)
+        return steps
+    lines = given.splitlines()
+    return [
+        step
+        for number, line in enumerate(lines, 1)
+        if (step := step_of_line(spec, number, line)) is not None
+    ]
+
+
+def step_of_line(spec: Spec, number: int, line: str) -> dict[str, Any] | None:
+    """One command line as a step, parsed as argv is; None for a blank or comment line."""
+    import shlex  # only for batches: not on every call's path
+
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError as exc:
+        raise SteadyhandError(ErrorCode.BAD_REQUEST, f"line {number}: {exc}", STEPS_HINT) from exc
+    if words[:1] == ["steadyhand"]:
+        words = words[1:]
+    if not words:
+        return None
+    known = {c["name"].split(".")[0] for c in spec["commands"]}
+    if not words[0].startswith("-") and words[0] not in known:
+        import difflib
+
+        close = difflib.get_close_matches(words[0], known, n=1)
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"line {number}: unknown command {words[0]!r}",
+            f"did you mean {close[0]!r}?" if close else "`steadyhand --help` lists the commands",
+        )
+    try:
+        args = build_parser(spec, relevant_commands(spec, words)).parse_args(words)
+    except SteadyhandError as exc:
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, f"line {number}: {exc.message}", exc.hint
+        ) from None
+    except SystemExit:  # --help: argparse printed it
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST, f"line {number}: help is not a step", STEPS_HINT
+        ) from None
+    name = getattr(args, "command_name", None)
+    command = next((c for c in spec["commands"] if c["name"] == name), None)
+    if command is None:
+        raise SteadyhandError(ErrorCode.BAD_REQUEST, f"line {number}: no command", STEPS_HINT)
+    shown = str(name).replace(".", " ")
+    if command["cli_only"] or any(p["type"] == "steps" for p in command["params"]):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"line {number}: {shown} cannot be a step",
+            f"run `steadyhand {shown}` on its own",
+        )
+    if getattr(args, "stdin", False):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"line {number}: --stdin cannot be used in a batch (standard input is the batch)",
+            "give the value on the line, or the whole batch as a JSON argument",
+        )
+    return {"command": name, "params": params_from_args(spec, command, args)}
 
 
 # ---------------------------------------------------------------- output
@@ -337,8 +428,19 @@ def main(argv: list[str] | None = None) -> int:
             "check that the state dir (STEADYHAND_STATE_DIR) is a writable directory of yours",
         )
         return report_error(error, as_json)
-    print(json.dumps({"ok": True, "result": result}) if as_json else reply.render(result, defaults))
-    return 0
+    if as_json:
+        print(json.dumps({"ok": True, "result": result}))
+    else:
+        print(reply.render(result, defaults, step_defaults=step_defaults(spec, result)))
+    failed = reply.failed_step(result)  # a batch exits as its first failed step would
+    return 0 if failed is None else exit_code_for(failed)
+
+
+def step_defaults(spec: Spec, result: Any) -> dict[str, Any] | None:
+    """Every command's result defaults by name, for a batch's reply (None for others)."""
+    if not reply.is_batch(result):
+        return None
+    return {c["name"]: c.get("result_defaults") for c in spec["commands"]}
 
 
 def working_dir() -> str | None:

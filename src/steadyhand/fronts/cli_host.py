@@ -121,7 +121,7 @@ async def run(
         command = next(c for c in spec["commands"] if c["name"] == name)
         if name in cli.RUN_HERE or command.get("streams"):
             return FALLBACK
-        if getattr(args, "stdin", False):
+        if getattr(args, "stdin", False) or _steps_here(command, args):
             return FALLBACK
         settings = Settings.load(call.config, call.env, state_dir=call.state_dir)
         request = command_params(spec, command, args, call.cwd)
@@ -147,6 +147,17 @@ async def run(
             as_json,
         )
     return printed(command, answer, as_json)
+
+
+def _steps_here(command: cli.Spec, args: argparse.Namespace) -> bool:
+    """A batch whose steps are on the caller's standard input, or command lines (their
+    file paths start at the caller's directory): the reference reads them."""
+    for param in command["params"]:
+        if param["type"] == "steps":
+            given = getattr(args, param["name"], None)
+            if not isinstance(given, str) or not given.lstrip().startswith("["):
+                return True
+    return False
 
 
 def command_params(
@@ -177,14 +188,17 @@ def printed(command: cli.Spec, answer: Any, as_json: bool) -> dict[str, Any]:
         if as_json:
             text = json.dumps({"ok": True, "result": result})
         else:
-            text = reply.render(result, command.get("result_defaults"))
+            steps = cli.step_defaults(PARSERS.spec, result)
+            text = reply.render(result, command.get("result_defaults"), step_defaults=steps)
+        failed = reply.failed_step(result)  # a batch exits as its first failed step would
     except SteadyhandError as exc:
         return report(exc, as_json)
     except Exception as exc:
         log.exception("printing the reply of a relayed CLI call failed")
         error = f"{type(exc).__name__}: {exc}"
         return report(SteadyhandError(ErrorCode.INTERNAL, error, "see daemon.log"), as_json)
-    return {"stdout": text + "\n", "stderr": "", "exit": 0}
+    code = 0 if failed is None else exit_code_for(failed)
+    return {"stdout": text + "\n", "stderr": "", "exit": code}
 
 
 def report(exc: SteadyhandError, as_json: bool) -> dict[str, Any]:

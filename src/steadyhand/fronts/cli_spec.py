@@ -41,6 +41,9 @@ def _kind(annotation: Any) -> tuple[str, list[str] | None, bool]:
     if origin is Literal:
         return "str", [str(a) for a in get_args(annotation)], optional
     if origin is list:
+        (item,) = get_args(annotation)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return "steps", None, optional  # commands to run (batch): JSON or command lines
         return "list", None, optional
     if origin is dict:
         return "map", None, optional

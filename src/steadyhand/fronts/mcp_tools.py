@@ -66,8 +66,9 @@ def hints(command: Command) -> types.ToolAnnotations:
         # Every command that acts on a page may destroy too (a click can delete, send or
         # buy); the rest change the page or the browser without destroying.
         destructive_hint=None if read_only else command.acts or command.destructive,
-        # Pages are the open web; profiles, sessions and the daemon are this machine's.
-        open_world_hint=command.touches_page or command.creates_session,
+        # Pages are the open web; profiles, sessions and the daemon are this machine's. A
+        # batch's steps may be any of them.
+        open_world_hint=command.touches_page or command.creates_session or command.runs_steps,
     )
 
 

@@ -43,12 +43,20 @@ DESKTOP_ACT = frozenset({"ref", "transport", "action", "verified", "role", "name
 JSON_TYPES = frozenset({"string", "number", "boolean", "null", "object", "array"})
 
 
-def render(result: Any, defaults: dict[str, Any] | None = None, now: float | None = None) -> str:
+def render(
+    result: Any,
+    defaults: dict[str, Any] | None = None,
+    now: float | None = None,
+    step_defaults: dict[str, Any] | None = None,
+) -> str:
     """The reply for one result. `defaults`: the result model's field defaults, left out
-    when a field still holds one; `now`: the clock ages are measured against."""
+    when a field still holds one; `now`: the clock ages are measured against;
+    `step_defaults`: every command's defaults by name, for a batch's steps."""
     clock = time.time() if now is None else now
     if not isinstance(result, dict):  # no command answers so; as JSON, to lose nothing
         return _json(result)
+    if is_batch(result):
+        return _batch(result, clock, step_defaults or {})
     text = _text_block(result, clock)
     if text is not None:
         return text
@@ -111,6 +119,63 @@ def _evaluated(shown: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     value = result["value"] if result.get("truncated") else _json(result["value"])
     out["value"] = value if result["type"] in JSON_TYPES else f"{value} ({result['type']})"
     return out
+
+
+# ---------------------------------------------------------------- batches
+
+
+def is_batch(result: Any) -> bool:
+    """A batch's result (commands/batch.py): its steps' outcomes and their counts."""
+    return (
+        isinstance(result, dict)
+        and isinstance(result.get("steps"), list)
+        and {"ran", "failed", "skipped"} <= result.keys()
+    )
+
+
+def failed_step(result: Any) -> str | None:
+    """The error code of a batch's first failed step (the CLI exits as that error would),
+    or None."""
+    if not is_batch(result):
+        return None
+    for step in result["steps"]:
+        if isinstance(step, dict) and not step.get("ok") and isinstance(step.get("error"), dict):
+            return str(step["error"].get("code") or "internal")
+    return None
+
+
+def _batch(result: dict[str, Any], clock: float, defaults: dict[str, Any]) -> str:
+    """A line a step: `2 ok click e3 · 120 ms`, `3 failed type: [stale_ref] ...` and its
+    hint, `4 skipped click`; the last step that ran says all its reply (the page as the
+    batch left it); the counts when not every step went well."""
+    steps = [s for s in result["steps"] if isinstance(s, dict)]
+    last = max((i for i, s in enumerate(steps) if not s.get("skipped")), default=-1)
+    lines: list[str] = []
+    for index, step in enumerate(steps):
+        name = str(step.get("command"))
+        head = f"{index + 1} "
+        if step.get("skipped"):
+            lines.append(f"{head}skipped {name}")
+        elif not step.get("ok"):
+            error = step.get("error") or {}
+            lines.append(f"{head}failed {name}: [{error.get('code')}] {error.get('message')}")
+            if error.get("hint"):
+                lines.append(f"  hint: {error['hint']}")
+        else:
+            text = render(step.get("result"), defaults.get(name), clock).splitlines() or [""]
+            first = text[0].removeprefix("# ")
+            if first.startswith(f"ok {name}"):  # an act's status line names it already
+                lines.append(head + first)
+            else:
+                lines.append(f"{head}ok {name}" + (f": {first}" if first else ""))
+            if index == last:
+                lines.extend(text[1:])
+    if result.get("failed") or result.get("skipped"):
+        counts = f"{result.get('ok', 0)} ok, {result['failed']} failed"
+        if result["skipped"]:
+            counts += f", {result['skipped']} skipped"
+        lines.append(f"ran {result['ran']} of {len(steps)}: {counts}")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- acts

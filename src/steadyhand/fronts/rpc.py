@@ -5,6 +5,10 @@ command's params object. Errors carry the taxonomy code and hint in `error.data`
 
 `cli.run` is the CLI's own request: argv in, what the CLI prints out (fronts/cli_host.py).
 
+An array of requests (a JSON-RPC batch) runs its requests in order, one after another,
+and is answered with one array. The `batch` command runs commands in order too, and stops
+at the first failure.
+
 Progress: a request with `"progress": true` (beside `params`) may be answered by
 notifications `{"method": "progress", "params": {"id", "done", "total", "message"}}` on
 the same connection before its reply, while long work (a big report) goes on.
@@ -115,7 +119,10 @@ async def handle_line(
     if isinstance(message, list):
         if not message:
             return _error(None, INVALID_REQUEST, "empty batch")
-        replies = await asyncio.gather(*(handle_request(runtime, m, notify, peer) for m in message))
+        # One after another, in the array's order (JSON-RPC allows any): a later request
+        # sees what an earlier one did, as an agent's steps expect. Concurrency comes from
+        # separate requests or connections; `batch` also stops at the first failure.
+        replies = [await handle_request(runtime, m, notify, peer) for m in message]
         return [r for r in replies if r is not None] or None
     return await handle_request(runtime, message, notify, peer)
 
