@@ -70,7 +70,7 @@ def test_click_expectations(daemon: Daemon, page: tuple[str, str]) -> None:
 def test_locators_name_one_element_or_say_why_not(daemon: Daemon, page: tuple[str, str]) -> None:
     s, _snap = page
     done = daemon.call("type", session=s, ref="label=Phone", text="5550001111")
-    assert done["data"]["reformatted"]["value"] == "'(555) 000-1111'"
+    assert done["data"]["reformatted"]["value"] == "(555) 000-1111"
     # Alternatives are tried in turn: the first that matches anything is used.
     done = daemon.call("check", session=s, ref='css=#nope || role=checkbox[name="Stuck on"]')
     assert done["ok"]

@@ -7,6 +7,7 @@ result) or raises `Unverified`, which the action loop retries once and then repo
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -73,21 +74,32 @@ def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict
     """
     if value is None or value == wanted:
         return {}
-
-    def show(text: str) -> str:
-        if secret:
-            return f"{len(text)} characters"
-        return repr(text if len(text) <= 80 else text[:77] + "...")
-
     if _squash(value) == _squash(wanted):
-        return {"reformatted": {"typed": show(wanted), "value": show(value)}}
+        return {"reformatted": shown_values(wanted, value, secret)}
     raise Unverified(
-        f"{what} holds {show(value)} after typing {show(wanted)}: the page rejected or "
-        "changed the input",
+        f"{what} holds {_said(value, secret)} after typing {_said(wanted, secret)}: the page "
+        "rejected or changed the input",
         "read the field's rules (format, length, allowed characters) in a snapshot and type "
         "a value it accepts",
-        {"typed": show(wanted), "value": show(value)},
+        shown_values(wanted, value, secret),
     )
+
+
+def shown_values(typed: str, value: str, secret: bool) -> dict[str, Any]:
+    """What was typed and what the field shows, as the result says them: the texts
+    themselves (cut at 80 characters), or only their lengths for a secret field."""
+    if secret:
+        return {"typed_length": len(typed), "value_length": len(value)}
+    return {"typed": _cut(typed), "value": _cut(value)}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _said(text: str, secret: bool) -> str:
+    """A value inside a message: `"(555) 123-4567"` (JSON quoting), or `8 characters`."""
+    return f"{len(text)} characters" if secret else json.dumps(_cut(text), ensure_ascii=False)
 
 
 def check_selected(
@@ -98,9 +110,10 @@ def check_selected(
         return []
     missing = [w for w in wanted if not any(w in pair for pair in selected)]
     if missing:
-        now = ", ".join(repr(label) for _value, label in selected) or "nothing"
+        now = ", ".join(_said(label, False) for _value, label in selected) or "nothing"
+        missed = ", ".join(_said(m, False) for m in missing)
         raise Unverified(
-            f"{what}: {', '.join(map(repr, missing))} is not selected after selecting it "
+            f"{what}: {missed} is not selected after selecting it "
             f"(selected now: {now}); the page changed it back",
             "take a snapshot: the page may allow only some combinations",
             {"selected": [label for _value, label in selected]},
