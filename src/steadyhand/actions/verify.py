@@ -27,6 +27,36 @@ VALUE_JS = """e => {
   return null;
 }"""
 
+# A field that reformats (or rejects) its value when it loses focus does so on `change` or
+# `blur`, which typing does not fire: commit the value as leaving the field would (blur),
+# give the page's handlers a moment, read the value, and put the focus back (caret at the
+# end) so that a key pressed next still goes to the field. Not for fields with a popup
+# (a combobox, an autocomplete, a datalist): leaving them closes the suggestions the agent
+# may pick from next. null: nothing was committed (not a text field, or one with a popup).
+COMMIT_WAIT_MS = 30  # a handler's setTimeout(0) or a framework's next render
+COMMIT_JS = """async e => {
+  let t = e;
+  const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
+    || x instanceof HTMLSelectElement || x.isContentEditable;
+  if (!editable(t)) t = t.closest('label')?.control ?? t;
+  if (!(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement)) return null;
+  const popup = t.getAttribute('role') === 'combobox' || t.hasAttribute('list')
+    || ['list', 'both', 'inline'].includes(t.getAttribute('aria-autocomplete'))
+    || !['false', null].includes(t.getAttribute('aria-haspopup'))
+    || t.hasAttribute('aria-expanded');
+  if (popup) return null;
+  const focused = t.getRootNode().activeElement === t;
+  if (focused) t.blur();
+  await new Promise(r => setTimeout(r, COMMIT_WAIT_MS));
+  const value = t.value;
+  const now = t.ownerDocument.activeElement;
+  if (focused && t.isConnected && (!now || now === t.ownerDocument.body)) {
+    t.focus({ preventScroll: true });
+    try { t.setSelectionRange(t.value.length, t.value.length); } catch (err) {}
+  }
+  return value;
+}""".replace("COMMIT_WAIT_MS", str(COMMIT_WAIT_MS))
+
 SELECTED_JS = """e => {
   const s = e instanceof HTMLSelectElement ? e : e.closest('label')?.control;
   if (!(s instanceof HTMLSelectElement)) return null;
@@ -63,6 +93,12 @@ def _squash(text: str) -> str:
 
 async def field_value(handle: ElementHandle) -> str | None:
     value = await handle.evaluate(VALUE_JS)
+    return None if value is None else str(value)
+
+
+async def committed_value(handle: ElementHandle) -> str | None:
+    """The field's value once committed (see COMMIT_JS); None if it was not."""
+    value = await handle.evaluate(COMMIT_JS)
     return None if value is None else str(value)
 
 
