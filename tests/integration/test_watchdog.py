@@ -336,6 +336,8 @@ def test_the_generic_banner_rule_can_be_turned_off(
         ("banner.html?link", "#buy", None, "consent: none"),
         # The target is inside the banner (under a toast of its own): the agent works there.
         ("banner.html?inside", "#learn", None, "consent: none"),
+        # A page laid out in a fixed full-page shell: the shell is no dialog the agent is in.
+        ("banner.html?shell", "#buy", BANNER, "consent: Accept"),
         # A veil without controls, over the whole page: nothing to click.
         ("gauntlet/overlay.html?stay", "#pay", None, None),
     ],

@@ -7,12 +7,12 @@ looks at what covers it, once per command, and clicks its one way out:
 
 - the covering layer is the outermost fixed or sticky element (or a `role=dialog` or
   `<dialog>`) around the element drawn at the target's centre that does not hold the
-  target. Nothing is done when the target is inside a layer that holds it too (the agent
-  works in that dialog), when the layer is modal (`aria-modal="true"`, a modal `<dialog>`,
-  `role=alertdialog`: a question about something the agent did), when it covers more than
-  half the viewport (a modal in all but name), when it holds a field to fill (a form, not
-  a notice), more than MAX_CONTROLS controls (a toolbar, a header) or a "cancel"/"no"
-  control (a confirmation);
+  target. Nothing is done when the target is inside a dialog or a panel that holds the
+  layer too (the agent works there; a full-page fixed shell is only the page's layout),
+  when the layer is modal (`aria-modal="true"`, a modal `<dialog>`, `role=alertdialog`: a
+  question about something the agent did), when it covers more than half the viewport (a
+  modal in all but name), when it holds a field to fill (a form, not a notice), more than
+  MAX_CONTROLS controls (a toolbar, a header) or a "cancel"/"no" control (a confirmation);
 - its controls (buttons, links that stay on the page: a link to another page is never
   followed) are named as a person reads them (text, or aria-label for an icon) and matched
   whole against the small lists below. Exactly one ACCEPT control is clicked; with none,
@@ -65,10 +65,19 @@ FIND_JS = (
     return pos === 'fixed' || pos === 'sticky' || role === 'dialog' || role === 'alertdialog'
       || el.tagName === 'DIALOG';
   };
-  const modal = el => el.getAttribute('aria-modal') === 'true'
-    || el.getAttribute('role') === 'alertdialog' || el.matches(':modal');
+  const modal = el => {
+    if (el.getAttribute('aria-modal') === 'true' || el.getAttribute('role') === 'alertdialog')
+      return true;
+    try { return el.matches(':modal'); } catch { return false; }
+  };
+  const dialog = el => ['dialog', 'alertdialog'].includes(el.getAttribute('role'))
+    || el.tagName === 'DIALOG' || el.getAttribute('aria-modal') === 'true';
   if (!target.isConnected) return 'gone';
   const view = target.ownerDocument.defaultView;
+  const large = el => {
+    const q = el.getBoundingClientRect();
+    return q.width * q.height > 0.5 * view.innerWidth * view.innerHeight;
+  };
   const r = target.getBoundingClientRect();
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   const root = target.getRootNode();
@@ -88,11 +97,13 @@ FIND_JS = (
     box = n;
   }
   if (!box) return 'no fixed layer';
+  // A dialog or a panel holding both: the agent works in it (a full-page fixed shell is
+  // only the page's layout).
   for (let n = up(box); n; n = up(n)) {
-    if (n.nodeType === 1 && layer(n) && inside(target, n)) return 'inside the target\\'s layer';
+    if (n.nodeType !== 1 || !layer(n) || !inside(target, n)) continue;
+    if (dialog(n) || !large(n)) return 'inside the target\\'s layer';
   }
-  const b = box.getBoundingClientRect();
-  if (b.width * b.height > 0.5 * view.innerWidth * view.innerHeight) return 'too large';
+  if (large(box)) return 'too large';
   const all = sel => [box, ...(box.shadowRoot ? [box.shadowRoot] : [])]
     .flatMap(rt => [...rt.querySelectorAll(sel)]).filter(el => shown(el));
   const fields = 'textarea, select, [contenteditable=""], [contenteditable="true"], '
