@@ -177,21 +177,27 @@ async def dismiss_cover(target: ElementHandle, timeout_ms: float) -> dict[str, s
         button = props["1"].as_element() if "1" in props else None
         if box is None or button is None:
             return None
-        label = str(await props["2"].json_value())
-        entry = {"kind": KIND, "name": str(await props["3"].json_value()), "label": label}
+        try:
+            name, label = str(await props["3"].json_value()), str(await props["2"].json_value())
+        except PlaywrightError:
+            return None
+
+        def entry(action: str) -> dict[str, str]:
+            return {"kind": KIND, "name": name, "action": action, "label": label}
+
         try:
             await button.click(timeout=_left(deadline))
         except PlaywrightError:  # covered itself, never stable or enabled, or detached
-            return entry | {"action": "failed"}
+            return entry("failed")
         try:
             frame = await target.owner_frame()
             if frame is not None:
                 await frame.wait_for_function(GONE_JS, arg=[box, target], timeout=_left(deadline))
         except PlaywrightTimeout:
-            return entry | {"action": "failed"}
+            return entry("failed")
         except PlaywrightError:
             pass  # the click navigated: the banner went with its document
-        return entry | {"action": "clicked"}
+        return entry("clicked")
     finally:
         for handle in (found, *props.values()):
             await _dispose(handle)

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -97,8 +98,12 @@ async def field_value(handle: ElementHandle) -> str | None:
 
 
 async def committed_value(handle: ElementHandle) -> str | None:
-    """The field's value once committed (see COMMIT_JS); None if it was not."""
-    value = await handle.evaluate(COMMIT_JS)
+    """The field's value once committed (see COMMIT_JS); None if it was not, or if leaving
+    the field took the page elsewhere (what was typed went with it: nothing to check)."""
+    try:
+        value = await handle.evaluate(COMMIT_JS)
+    except PlaywrightError:
+        return None
     return None if value is None else str(value)
 
 
