@@ -125,6 +125,14 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     # widgets over the target).
     ("watchdog", "bool", True, "dismiss known interruptions before acting"),
     ("watchdog_patterns", "str", "", "a JSON file of extra watchdog patterns"),
+    # A fixed banner no pattern knows, over the target after a try: its one accept or close
+    # control is clicked (actions/cover.py says when).
+    (
+        "watchdog_generic_banners",
+        "bool",
+        True,
+        "click the one accept/close control of an unknown fixed banner over the target",
+    ),
     ("viewport_width", "int", 1280, "a new page's viewport width"),
     ("viewport_height", "int", 800, "a new page's viewport height"),
     ("daemon_start_timeout_s", "float", 20.0, "how long the CLI waits for a new daemon"),
@@ -296,6 +304,7 @@ class Settings:
     failure_screenshots: bool
     watchdog: bool
     watchdog_patterns: str
+    watchdog_generic_banners: bool
     viewport_width: int
     viewport_height: int
     daemon_start_timeout_s: float

@@ -71,14 +71,52 @@ def test_input_that_reformats_is_reported_and_one_that_rejects_fails(
     page = daemon.snapshot(s)
     phone = find_ref(page, "textbox", "Phone")
     done = daemon.call("type", session=s, ref=phone, text="5551234567")
-    assert done["data"]["reformatted"] == {"typed": "'5551234567'", "value": "'(555) 123-4567'"}
+    assert done["data"]["reformatted"] == {"typed": "5551234567", "value": "(555) 123-4567"}
     digits = find_ref(page, "textbox", "Digits only")
     err = daemon.fail("type", session=s, ref=digits, text="12ab")
-    assert err.code == "verification_failed" and "'12'" in err.message and "'12ab'" in err.message
+    assert err.code == "verification_failed"
+    assert 'holds "12" after typing "12ab"' in err.message, err.message
     assert err.data["retries"] == 1, "retried once, then the second proof of no effect ends it"
     code = find_ref(page, "textbox", "Code (4 max)")
     err = daemon.fail("fill", session=s, fields={phone: "5550000000", code: "123456"})
-    assert err.code == "verification_failed" and "'1234'" in err.message
+    assert err.code == "verification_failed"
+    assert 'holds "1234" after typing "123456"' in err.message, err.message
+
+
+def test_a_field_that_formats_when_left_is_reported_like_one_that_formats_as_typed(
+    daemon: Daemon, site: str
+) -> None:
+    s = "on-leave"
+    daemon.call("open", session=s, url=f"{site}/{G}/on-leave.html")
+    page = daemon.snapshot(s)
+    phone, late = (find_ref(page, "textbox", name) for name in ("Phone", "Phone later"))
+    typed = {"typed": "5551234567", "value": "(555) 123-4567"}
+    done = daemon.call("type", session=s, ref=phone, text="5551234567")
+    assert done["data"]["reformatted"] == typed
+    done = daemon.call("type", session=s, ref=late, text="5551234567")
+    assert done["data"]["reformatted"] == typed, "formatted on change: the same report"
+    # The field was left to commit its value, and the focus put back at its end.
+    daemon.call("press", session=s, key="Backspace")
+    page = daemon.snapshot(s)
+    (line,) = [line for line in page.splitlines() if 'textbox "Phone later"' in line]
+    assert line.endswith(": (555) 123-456"), line
+    amount = find_ref(page, "textbox", "Amount")
+    done = daemon.call("type", session=s, ref=amount, text="1234567")
+    assert done["data"]["reformatted"] == {"typed": "1234567", "value": "1,234,567"}
+    # One that rejects the value when left fails as one that rejects it while typed.
+    year = find_ref(page, "textbox", "Year")
+    err = daemon.fail("type", session=s, ref=year, text="24")
+    assert err.code == "verification_failed", err
+    assert 'holds "" after typing "24"' in err.message, err.message
+    assert "reformatted" not in daemon.call("type", session=s, ref=year, text="2024")["data"]
+    # fill leaves each field for the next, and the last one as moving on would.
+    done = daemon.call("fill", session=s, fields={late: "5550001111", amount: "9876"})
+    assert done["data"]["reformatted"] == {
+        late: {"typed": "5550001111", "value": "(555) 000-1111"},
+        amount: {"typed": "9876", "value": "9,876"},
+    }
+    err = daemon.fail("fill", session=s, fields={year: "1", late: "5551112222"})
+    assert err.code == "verification_failed" and 'holds "" after typing "1"' in err.message
 
 
 def test_select_whose_options_load_late(daemon: Daemon, site: str) -> None:

@@ -1,4 +1,5 @@
-"""The watchdog against real Chromium: a real consent library, a newsletter modal, chat widgets."""
+"""The watchdog against real Chromium: a real consent library, a newsletter modal, chat widgets,
+and a site's own banner that no pattern knows."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ import pytest
 from playwright.async_api import ElementHandle, Page, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from steadyhand.actions.cover import dismiss_cover
 from steadyhand.actions.watchdog import Pattern, builtin_patterns, load_patterns, sweep
 from steadyhand.actions.watchdog_patterns import parse_selector
 from steadyhand.config import Settings
 from steadyhand.engine.chromium import find_chromium, launch_args
+from steadyhand.snapshot.lookup import find_ref
+from tests.conftest import Daemon, make_settings, running_daemon
 
 pytestmark = pytest.mark.integration
 
@@ -286,3 +290,71 @@ def test_a_users_pattern_file_adds_a_pattern_that_fires(site: str, tmp_path: Pat
         assert await page.query_selector(".acme-promo") is None
 
     run(tmp_path, f"{site}/promo.html", scenario)
+
+
+# ---------------------------------------------------------------- the generic banner rule
+
+BANNER = {"kind": "banner", "name": 'dialog "Cookies"', "action": "clicked", "label": "Accept"}
+
+
+def test_a_plain_banner_over_the_target_is_accepted_and_the_click_goes_through(
+    daemon: Daemon, site: str
+) -> None:
+    s = "plain-banner"
+    daemon.call("open", session=s, url=f"{site}/banner.html")
+    buy = find_ref(daemon.snapshot(s), "button", "Buy")
+    done = daemon.call("click", session=s, ref=buy)
+    assert done["watchdog"] == [BANNER]
+    page = daemon.snapshot(s)
+    assert "not bought" not in page and "bought" in page, page
+    assert "consent: Accept" in page and 'dialog "Cookies"' not in page, "accepted and gone"
+
+
+def test_the_generic_banner_rule_can_be_turned_off(
+    tmp_path_factory: pytest.TempPathFactory, site: str
+) -> None:
+    state = tmp_path_factory.mktemp("state")
+    with running_daemon(make_settings(state, watchdog_generic_banners=False)) as off:
+        s = "banner-off"
+        off.call("open", session=s, url=f"{site}/banner.html")
+        buy = find_ref(off.snapshot(s), "button", "Buy")
+        err = off.fail("click", session=s, ref=buy, timeout="4s")
+        assert err.code == "not_actionable", err
+        assert 'covered by dialog "Cookies' in err.message, err.message
+        page = off.snapshot(s)
+        assert "not bought" in page and "consent: none" in page
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # Settings is no way out: the one accept-like control is.
+        ("banner.html?settings", "#buy", BANNER, "consent: Accept"),
+        # Accept and OK: two ways to accept, nothing is chosen for the agent.
+        ("banner.html?two", "#buy", None, "consent: none"),
+        # Its only "OK" is a link to another page: never followed.
+        ("banner.html?link", "#buy", None, "consent: none"),
+        # The target is inside the banner (under a toast of its own): the agent works there.
+        ("banner.html?inside", "#learn", None, "consent: none"),
+        # A page laid out in a fixed full-page shell: the shell is no dialog the agent is in.
+        ("banner.html?shell", "#buy", BANNER, "consent: Accept"),
+        # A veil without controls, over the whole page: nothing to click.
+        ("gauntlet/overlay.html?stay", "#pay", None, None),
+    ],
+)
+def test_the_generic_rule_clicks_only_a_single_way_out_of_a_banner_around_the_target(
+    site: str, tmp_path: Path, case: tuple[str, str, dict[str, str] | None, str | None]
+) -> None:
+    path, target, expected, consent = case
+
+    async def scenario(page: Page) -> None:
+        url = page.url
+        assert await covered(page, target)
+        done = await dismiss_cover(await element(page, target), PATIENT_MS)
+        assert done == expected
+        assert page.url == url
+        if consent is not None:
+            assert await text(page, "#consent") == consent
+        assert await covered(page, target) == (expected is None)
+
+    run(tmp_path, f"{site}/{path}", scenario)

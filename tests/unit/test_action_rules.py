@@ -49,8 +49,15 @@ def test_only_errors_before_the_action_took_effect_are_retried() -> None:
 def test_typed_value_checks() -> None:
     assert check_value("f", "abc", "abc", secret=False) == {}
     assert check_value("f", "5551234567", "(555) 123-4567", secret=False) == {
-        "reformatted": {"typed": "'5551234567'", "value": "'(555) 123-4567'"}
+        "reformatted": {"typed": "5551234567", "value": "(555) 123-4567"}
     }
+    assert check_value("f", "5551234567", "555-123-4567", secret=True) == {
+        "reformatted": {"typed_length": 10, "value_length": 12}
+    }
+    with pytest.raises(Unverified) as rejected:
+        check_value("f", "12ab", "12", secret=False)
+    assert rejected.value.message.startswith('f holds "12" after typing "12ab": ')
+    assert rejected.value.data == {"typed": "12ab", "value": "12"}
     with pytest.raises(Unverified) as caught:
         check_value("f", "hunter2x", "hunter", secret=True)
     assert "hunter" not in caught.value.message and "6 characters" in caught.value.message

@@ -224,8 +224,18 @@ def test_an_acts_data_is_shown_once_and_without_options_not_taken() -> None:
     assert reply(chose) == "ok select e6 · 204 ms · selected=Cheese"
     dragged = act(action="drag", data={"source": "e6", "target": "e7", "dropped_at": [3.0, 4.5]})
     assert reply(dragged) == "ok drag e6 · 204 ms · target=e7 · dropped_at=3,4.5"
-    reformatted = act(action="type", data={"reformatted": {"typed": "'5'", "value": "'(5)'"}})
-    assert reply(reformatted).endswith("reformatted={typed: '5', value: '(5)'}")
+    reformatted = act(action="type", data={"reformatted": {"typed": "5", "value": "(5)"}})
+    assert reply(reformatted).endswith('reformatted: typed "5", field shows "(5)"')
+    secret = {"reformatted": {"typed_length": 4, "value_length": 6}}
+    assert reply(act(action="type", data=secret)).endswith(
+        "reformatted: typed 4 characters, field shows 6 characters"
+    )
+    two = {"e1": {"typed": "5", "value": "(5)"}, "e2": {"typed": "ab", "value": "a-b"}}
+    filled = act(action="fill", ref=None, data={"filled": ["e1", "e2"], "reformatted": two})
+    assert reply(filled) == (
+        'ok fill · 204 ms · filled=e1, e2 · e1 reformatted: typed "5", field shows "(5)" · '
+        'e2 reformatted: typed "ab", field shows "a-b"'
+    )
 
 
 def test_a_scroll_says_where_it_went_or_that_it_could_not() -> None:

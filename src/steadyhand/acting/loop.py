@@ -35,6 +35,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.acting.results import ActionResult, action_result
 from steadyhand.actions.checks import diagnose, not_actionable
+from steadyhand.actions.cover import dismiss_cover
 from steadyhand.actions.locators import resolve_locator
 from steadyhand.actions.resolve import is_gone, resolve_entry, resolve_ref
 from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
@@ -125,6 +126,7 @@ class Act:
         # click, while its handle lives (the page may take it after).
         self.opens_tab = False
         self._left_mid_action = False  # a target was detached while a try used it
+        self._cover_tried = False  # the generic banner rule ran (once per command)
 
     @property
     def tab(self) -> Tab:
@@ -263,10 +265,31 @@ class Act:
         """
         try:
             await check(self.try_ms)
+            return
         except PlaywrightTimeout:
             found = await diagnose(aim.handle, editable)
-            err = not_actionable(aim.what, found)
-            raise Retryable(err.code, err.message, err.hint, err.data) from None
+        if found.get("state") == "covered" and await self._dismiss_cover(aim):
+            try:  # the banner is gone: the check gets another share of the deadline
+                await check(max(1.0, min(self.try_ms, self._left_s() * 1000)))
+                return
+            except PlaywrightTimeout:
+                found = await diagnose(aim.handle, editable)
+        err = not_actionable(aim.what, found)
+        raise Retryable(err.code, err.message, err.hint, err.data) from None
+
+    async def _dismiss_cover(self, aim: Aim) -> bool:
+        """Once per command, when the target stayed covered: click the one way out of the
+        unknown banner over it (actions/cover.py). Whether it was clicked away."""
+        settings = self.call.runtime.settings
+        if self._cover_tried or not (self.watching and settings.watchdog_generic_banners):
+            return False
+        self._cover_tried = True
+        budget = min(WATCHDOG_MS, self._left_s() * 1000)
+        entry = await dismiss_cover(aim.handle, budget)
+        if entry is None:
+            return False
+        self.watchdog.append(entry)
+        return entry["action"] == "clicked"
 
     async def ready(self, aim: Aim | None = None) -> None:
         """Call once the targets are resolved, right before acting (`aim`: the target).

@@ -7,10 +7,12 @@ result) or raises `Unverified`, which the action loop retries once and then repo
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -25,6 +27,36 @@ VALUE_JS = """e => {
   if (t.isContentEditable) return t.innerText.replace(/\\n$/, '');
   return null;
 }"""
+
+# A field that reformats (or rejects) its value when it loses focus does so on `change` or
+# `blur`, which typing does not fire: commit the value as leaving the field would (blur),
+# give the page's handlers a moment, read the value, and put the focus back (caret at the
+# end) so that a key pressed next still goes to the field. Not for fields with a popup
+# (a combobox, an autocomplete, a datalist): leaving them closes the suggestions the agent
+# may pick from next. null: nothing was committed (not a text field, or one with a popup).
+COMMIT_WAIT_MS = 30  # a handler's setTimeout(0) or a framework's next render
+COMMIT_JS = """async e => {
+  let t = e;
+  const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
+    || x instanceof HTMLSelectElement || x.isContentEditable;
+  if (!editable(t)) t = t.closest('label')?.control ?? t;
+  if (!(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement)) return null;
+  const popup = t.getAttribute('role') === 'combobox' || t.hasAttribute('list')
+    || ['list', 'both', 'inline'].includes(t.getAttribute('aria-autocomplete'))
+    || !['false', null].includes(t.getAttribute('aria-haspopup'))
+    || t.hasAttribute('aria-expanded');
+  if (popup) return null;
+  const focused = t.getRootNode().activeElement === t;
+  if (focused) t.blur();
+  await new Promise(r => setTimeout(r, COMMIT_WAIT_MS));
+  const value = t.value;
+  const now = t.ownerDocument.activeElement;
+  if (focused && t.isConnected && (!now || now === t.ownerDocument.body)) {
+    t.focus({ preventScroll: true });
+    try { t.setSelectionRange(t.value.length, t.value.length); } catch (err) {}
+  }
+  return value;
+}""".replace("COMMIT_WAIT_MS", str(COMMIT_WAIT_MS))
 
 SELECTED_JS = """e => {
   const s = e instanceof HTMLSelectElement ? e : e.closest('label')?.control;
@@ -65,6 +97,16 @@ async def field_value(handle: ElementHandle) -> str | None:
     return None if value is None else str(value)
 
 
+async def committed_value(handle: ElementHandle) -> str | None:
+    """The field's value once committed (see COMMIT_JS); None if it was not, or if leaving
+    the field took the page elsewhere (what was typed went with it: nothing to check)."""
+    try:
+        value = await handle.evaluate(COMMIT_JS)
+    except PlaywrightError:
+        return None
+    return None if value is None else str(value)
+
+
 def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict[str, Any]:
     """The field holds `wanted`, or the site reformatted it (same letters and digits).
 
@@ -73,21 +115,32 @@ def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict
     """
     if value is None or value == wanted:
         return {}
-
-    def show(text: str) -> str:
-        if secret:
-            return f"{len(text)} characters"
-        return repr(text if len(text) <= 80 else text[:77] + "...")
-
     if _squash(value) == _squash(wanted):
-        return {"reformatted": {"typed": show(wanted), "value": show(value)}}
+        return {"reformatted": shown_values(wanted, value, secret)}
     raise Unverified(
-        f"{what} holds {show(value)} after typing {show(wanted)}: the page rejected or "
-        "changed the input",
+        f"{what} holds {_said(value, secret)} after typing {_said(wanted, secret)}: the page "
+        "rejected or changed the input",
         "read the field's rules (format, length, allowed characters) in a snapshot and type "
         "a value it accepts",
-        {"typed": show(wanted), "value": show(value)},
+        shown_values(wanted, value, secret),
     )
+
+
+def shown_values(typed: str, value: str, secret: bool) -> dict[str, Any]:
+    """What was typed and what the field shows, as the result says them: the texts
+    themselves (cut at 80 characters), or only their lengths for a secret field."""
+    if secret:
+        return {"typed_length": len(typed), "value_length": len(value)}
+    return {"typed": _cut(typed), "value": _cut(value)}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _said(text: str, secret: bool) -> str:
+    """A value inside a message: `"(555) 123-4567"` (JSON quoting), or `8 characters`."""
+    return f"{len(text)} characters" if secret else json.dumps(_cut(text), ensure_ascii=False)
 
 
 def check_selected(
@@ -98,9 +151,10 @@ def check_selected(
         return []
     missing = [w for w in wanted if not any(w in pair for pair in selected)]
     if missing:
-        now = ", ".join(repr(label) for _value, label in selected) or "nothing"
+        now = ", ".join(_said(label, False) for _value, label in selected) or "nothing"
+        missed = ", ".join(_said(m, False) for m in missing)
         raise Unverified(
-            f"{what}: {', '.join(map(repr, missing))} is not selected after selecting it "
+            f"{what}: {missed} is not selected after selecting it "
             f"(selected now: {now}); the page changed it back",
             "take a snapshot: the page may allow only some combinations",
             {"selected": [label for _value, label in selected]},

@@ -54,7 +54,7 @@ _FAILED: weakref.WeakKeyDictionary[Page, tuple[str, set[tuple[str, int]]]] = (
 )
 
 # Helpers shared by every script below; each script is one function so it costs one call.
-_HELPERS = """
+HELPERS_JS = """
   const norm = s => (s || '').replace(/\\s+/g, ' ').trim();
   const textOf = el => norm(el.innerText ?? el.textContent).toLowerCase();
   const fits = (el, [css, text]) => {
@@ -181,7 +181,7 @@ _CHAT_CHECK = """
 SCAN_JS = (
     "([specsJson, target, point, chatOnly]) => {"
     + "const specs = JSON.parse(specsJson);"
-    + _HELPERS
+    + HELPERS_JS
     + _CHAT_CHECK
     + """
   const clicks = [], done = [], claimed = [];
@@ -212,7 +212,7 @@ SCAN_JS = (
 LOCATE_JS = (
     "([specJson, n]) => {"
     + "const spec = JSON.parse(specJson);"
-    + _HELPERS
+    + HELPERS_JS
     + """
   const box = containers(spec)[n];
   const b = box && button(box, spec);
@@ -223,7 +223,7 @@ LOCATE_JS = (
 GONE_JS = (
     "([box, specJson]) => {"
     + "const spec = JSON.parse(specJson);"
-    + _HELPERS
+    + HELPERS_JS
     + """
   return !box.isConnected || !shown(box) || faded(box) || !spec.container.some(a => fits(box, a));
 }"""

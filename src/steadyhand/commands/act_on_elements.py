@@ -27,6 +27,7 @@ from steadyhand.actions.verify import (
     check_checked,
     check_selected,
     check_value,
+    committed_value,
     field_value,
 )
 from steadyhand.call import Call
@@ -307,12 +308,26 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
                     if value or before is None or after is None or after <= before:
                         raise
                     act.detail["consumed"] = {"value": value, "page_mutations": after - before}
+                if not params.submit and "consumed" not in act.detail:
+                    await _check_committed(act, aim, wanted, value, secret or named)
                 if params.submit:
                     await aim.handle.press("Enter", timeout=call.remaining_ms())
                 act.detail["submitted"] = params.submit
 
         await act.run(body)
     return await act.result("type", params.ref)
+
+
+async def _check_committed(
+    act: Act, aim: Aim, wanted: str, value: str | None, secret: bool
+) -> None:
+    """What a field that formats its value when left (on change or blur) made of it: the
+    same report as formatting while typing, or `Unverified` if it rejected it."""
+    committed = await committed_value(aim.handle)
+    if committed is None or committed == value:
+        return
+    act.detail.pop("reformatted", None)
+    act.detail.update(check_value(aim.what, wanted, committed, secret))
 
 
 class FillParams(ActParams):
@@ -346,19 +361,26 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
                     ref: await with_secrets(call, aim, params.fields[ref])
                     for ref, aim in aims.items()
                 }
-                reformatted: dict[str, Any] = {}
+                secrets: dict[str, bool] = {}
                 for ref, aim in aims.items():
                     secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
                     if not secret or only_references(params.fields[ref]):
                         call.reveal("fields", ref)
-                    secret = secret or uses_secret(params.fields[ref])
+                    secrets[ref] = secret or uses_secret(params.fields[ref])
                     text = texts[ref]
 
                     async def put(ms: float, aim: Aim = aim, text: str = text) -> None:
                         await aim.handle.fill(text, timeout=ms)
 
                     await act.actionable(aim, put, editable=True)
-                    found = check_value(aim.what, text, await field_value(aim.handle), secret)
+                    check_value(aim.what, text, await field_value(aim.handle), secrets[ref])
+                # Filling a field left the one before (a change, a blur); the last one is
+                # left as moving on would leave it. Then every field is read again.
+                await committed_value(list(aims.values())[-1].handle)
+                reformatted: dict[str, Any] = {}
+                for ref, aim in aims.items():
+                    value = await field_value(aim.handle)
+                    found = check_value(aim.what, texts[ref], value, secrets[ref])
                     if found:
                         reformatted[ref] = found["reformatted"]
                 act.detail["filled"] = list(params.fields)

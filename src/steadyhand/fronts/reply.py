@@ -254,8 +254,27 @@ def _act_data(data: dict[str, Any], ref: Any) -> list[str]:
             continue
         if key == "labels" and value == data.get("selected"):
             continue
+        if key == "reformatted" and isinstance(value, dict):
+            parts.extend(_reformatted(value))
+            continue
         parts.append(f"{key}={_inline(value)}")
     return parts
+
+
+def _reformatted(value: dict[str, Any]) -> list[str]:
+    """`reformatted: typed "5551234567", field shows "(555) 123-4567"`, one per field of a
+    fill (`e3 reformatted: ...`); a secret field's by lengths only."""
+    if not all(isinstance(v, dict) for v in value.values()):
+        return ["reformatted: " + _typed_shown(value)]
+    return [f"{ref} reformatted: {_typed_shown(one)}" for ref, one in value.items()]
+
+
+def _typed_shown(one: dict[str, Any]) -> str:
+    if "typed_length" in one:
+        typed, shown = one["typed_length"], one.get("value_length")
+        return f"typed {typed} characters, field shows {shown} characters"
+    typed, shown = (json.dumps(one.get(k), ensure_ascii=False) for k in ("typed", "value"))
+    return f"typed {typed}, field shows {shown}"
 
 
 def _act_extra(result: dict[str, Any]) -> list[str]:
