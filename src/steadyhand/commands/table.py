@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
 from steadyhand.call import Call
+from steadyhand.caps import CAPS, CORE
 from steadyhand.wire import (  # the models and markers every command is declared with
     Params,
     Result,
@@ -82,6 +83,9 @@ class Command:
     during_takeover: bool = False
     # Only a daemon can run it: a client with its engine in-process refuses it.
     daemon_only: bool = False
+    # Its capability group (steadyhand/caps.py): agents are offered the groups their front
+    # was started with (`mcp --caps core,tabs`). A new command is "core" until it says.
+    caps: str = CORE
 
 
 COMMANDS: dict[str, Command] = {}
@@ -107,6 +111,7 @@ def command(
     decides: bool = False,
     during_takeover: bool = False,
     daemon_only: bool = False,
+    caps: str = CORE,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -118,6 +123,8 @@ def command(
         params: type[Params] = hints["params"]
         if reads_only and (acts or destructive):
             raise TypeError(f"command {name} cannot both only read and act or destroy")
+        if caps not in CAPS:
+            raise TypeError(f"command {name}: no capability group {caps!r} (see caps.py)")
         COMMANDS[name] = Command(
             name=name,
             params=params,
@@ -143,6 +150,7 @@ def command(
             decides=decides,
             during_takeover=during_takeover,
             daemon_only=daemon_only,
+            caps=caps,
         )
         return handler
 
