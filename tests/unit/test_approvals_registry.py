@@ -135,9 +135,11 @@ def test_the_caller_is_told_at_once_and_a_caller_gone_still_gets_its_decision(
 ) -> None:
     async def body(approvals: Approvals, _: asyncio.Event) -> tuple[list[str], Decision]:
         told: list[str] = []
+        came = asyncio.Event()
 
         async def notify(text: str) -> None:
             told.append(text)
+            came.set()
             raise ConnectionError("the caller went")  # logged; the request waits on
 
         task = asyncio.create_task(
@@ -150,10 +152,7 @@ def test_the_caller_is_told_at_once_and_a_caller_gone_still_gets_its_decision(
                 notify=notify,
             )
         )
-        for _attempt in range(500):
-            if told:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(came.wait(), 30)
         approval_id = told[0].split()[3]
         assert not task.done()
         await approvals.decide(approval_id, False, None)
