@@ -397,9 +397,9 @@ class McpFront:
 
         self.loop = Loop()
         self._stack = contextlib.AsyncExitStack()
-        server = StdioServerParameters(
-            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=env, cwd=cwd
-        )
+        # Every group: without a DISPLAY the desktop's tools would be refused unrun.
+        args = ["-m", "steadyhand", "mcp", "--caps", "all"]
+        server = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=cwd)
 
         async def start() -> ClientSession:
             read, write = await self._stack.enter_async_context(stdio_client(server))

@@ -160,6 +160,9 @@ class Call:
     request_id: str = ""  # names the call in log lines and its action_log row
     # Where progress of long work goes (the front's, when its caller asked for it).
     progress: Callable[[int, int | None, str], Awaitable[None]] | None = None
+    # Where a notice goes: one line the caller must see at once, whatever it asked of
+    # progress (the approval it waits on, and how to decide it).
+    notice: Callable[[str], Awaitable[None]] | None = None
     # The working directory of the CLI that sent this call (absolute); None from any other
     # front. Its relative paths start there, and it may be a file root (files_policy.py).
     cli_cwd: str | None = None
@@ -223,6 +226,11 @@ class Call:
         """Tell the caller how far long work got, when its front can show it."""
         if self.progress is not None:
             await self.progress(done, total, message)
+
+    async def notify(self, message: str) -> None:
+        """Tell the caller at once what the call waits on, when its front can show it."""
+        if self.notice is not None:
+            await self.notice(message)
 
     def redact(self, *path: str) -> None:
         """Keep the param at this path out of logs and the store."""

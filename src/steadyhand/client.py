@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import threading
@@ -45,10 +46,18 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class Backend(Protocol):
-    """Where commands run: `call` returns the command's JSON result or raises."""
+# Told a line the caller should see at once (the approval a call waits on, and how to
+# decide it); awaited when it returns an awaitable.
+OnNotice = Callable[[str], Any]
 
-    async def call(self, method: str, params: dict[str, Any]) -> Any: ...
+
+class Backend(Protocol):
+    """Where commands run: `call` returns the command's JSON result or raises; `on_notice`
+    is told what the call waits on (an approval)."""
+
+    async def call(
+        self, method: str, params: dict[str, Any], *, on_notice: OnNotice | None = None
+    ) -> Any: ...
 
     def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
         """A live stream's events (steadyhand/execute/live.py) until the caller stops."""
@@ -61,9 +70,17 @@ class DaemonBackend(rpc_client.AsyncLink):
     """JSON-RPC to the daemon over its Unix socket (rpc_client.AsyncLink: pooled
     connections, live streams); starts the daemon when none answers."""
 
-    async def call(self, method: str, params: dict[str, Any], *, warm: bool | None = None) -> Any:
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        warm: bool | None = None,
+        on_notice: OnNotice | None = None,
+    ) -> Any:
         # As the CLI does: a command of the browser's has the daemon launch it as it starts.
-        return await super().call(method, params, warm=in_browser(method) if warm is None else warm)
+        warm = in_browser(method) if warm is None else warm
+        return await super().call(method, params, warm=warm, on_notice=on_notice)
 
 
 def in_browser(method: str) -> bool:
@@ -89,7 +106,9 @@ class LocalBackend:
                 self._runtime = await open_runtime(self.settings)
             return self._runtime
 
-    async def call(self, method: str, params: dict[str, Any]) -> Any:
+    async def call(
+        self, method: str, params: dict[str, Any], *, on_notice: OnNotice | None = None
+    ) -> Any:
         from steadyhand.execute.run import execute
 
         spec = COMMANDS.get(method)
@@ -104,8 +123,10 @@ class LocalBackend:
             from steadyhand.execute import live as service
 
             return json.loads(json.dumps(await service.call(runtime, method, params)))
+        notice = None if on_notice is None else _awaiting(on_notice)
+        result = await execute(runtime, method, params, notice=notice)
         # The result crosses the same JSON boundary as over the socket.
-        return json.loads(json.dumps(await execute(runtime, method, params)))
+        return json.loads(json.dumps(result))
 
     async def stream(self, method: str, params: dict[str, Any]) -> AsyncGenerator[Any, None]:
         from steadyhand.execute import live as service
@@ -156,7 +177,8 @@ def command_for(attribute: str) -> Command:
 
 
 class Client(AsyncCommands):
-    """Every command as an async method. `session` sets the default session of each call."""
+    """Every command as an async method. `session` sets the default session of each call;
+    `on_notice` is told at once what a call waits on (an approval: its id, how to decide)."""
 
     def __init__(
         self,
@@ -165,18 +187,29 @@ class Client(AsyncCommands):
         session: str | None = None,
         settings: Settings | None = None,
         local: bool = False,
+        on_notice: OnNotice | None = None,
     ) -> None:
         if backend is None:
             backend = LocalBackend(settings) if local else DaemonBackend(settings)
         self.backend = backend
         self.session = session
+        self.on_notice = on_notice
 
     async def call(self, command: str, **params: Any) -> Any:
         """Run `command` (its table name, e.g. "tab.new") and return its raw JSON result."""
+        return await self.call_noticed(command, params, self.on_notice)
+
+    async def call_noticed(
+        self, command: str, params: dict[str, Any], on_notice: OnNotice | None
+    ) -> Any:
+        """`call`, its params a dict, its notices (what it waits on) told to `on_notice`."""
         spec = COMMANDS.get(command)
+        params = dict(params)
         if self.session is not None and spec is not None:
             params.setdefault("session", self.session)
-        return await self.backend.call(command, _plain(spec, params))
+        if on_notice is None:
+            return await self.backend.call(command, _plain(spec, params))
+        return await self.backend.call(command, _plain(spec, params), on_notice=on_notice)
 
     async def run(self, command: str, **params: Any) -> Result:
         """Run `command` and return its result model."""
@@ -275,6 +308,15 @@ async def _make(
 ) -> Client:
     # Built on the client's loop: the backends' locks and connections belong to it.
     return Client(backend, session=session, settings=settings, local=local)
+
+
+def _awaiting(on_notice: OnNotice) -> Callable[[str], Awaitable[None]]:
+    async def notice(text: str) -> None:
+        told = on_notice(text)
+        if inspect.isawaitable(told):
+            await told
+
+    return notice
 
 
 def _plain(command: Command | None, params: dict[str, Any]) -> dict[str, Any]:

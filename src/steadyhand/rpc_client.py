@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     OnProgress = Callable[[int, int | None, str], None]  # done, total (None: unknown), message
+    OnNotice = Callable[[str], Any]  # a line to show at once (an approval waited on)
 
 _ids = itertools.count(1)
 # Time the client waits past a command's own deadline before giving up on the daemon.
@@ -47,16 +48,20 @@ def encode(
     request_id: int,
     *,
     progress: bool = False,
+    notices: bool = False,
     cli_cwd: str | None = None,
 ) -> bytes:
     """One request, as the line sent on the socket.
 
-    `progress`: the daemon sends progress notes before the reply. `cli_cwd`: the CLI's
+    `progress`: the daemon sends progress notes before the reply, and notices. `notices`:
+    only the notices (what the call waits on, e.g. an approval). `cli_cwd`: the CLI's
     working directory, sent only by the CLI (files_policy.py)."""
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     message["params"] = params
     if progress:
         message["progress"] = True
+    elif notices:
+        message["notices"] = True
     if cli_cwd is not None:
         message["cli_cwd"] = cli_cwd
     return json.dumps(message).encode() + b"\n"
@@ -70,14 +75,21 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-def take_reply(line: bytes, on_progress: OnProgress | None) -> dict[str, Any] | None:
+def take_reply(
+    line: bytes, on_progress: OnProgress | None, on_notice: OnNotice | None = None
+) -> dict[str, Any] | None:
     """The reply the line holds, or None when it was a progress note (given to
-    `on_progress`): the daemon sends those before the reply, on long work."""
+    `on_progress`) or a notice (to `on_notice`): the daemon sends those before the reply."""
     message = decode(line)
     if message.get("method") != "progress" or "id" in message:
         return message
     note = message.get("params")
-    if on_progress is not None and isinstance(note, dict):
+    if not isinstance(note, dict):
+        return None
+    if note.get("notice"):
+        if on_notice is not None:
+            on_notice(str(note.get("message")))
+    elif on_progress is not None:
         on_progress(int(note.get("done") or 0), note.get("total"), str(note.get("message")))
     return None
 
@@ -186,10 +198,12 @@ def call(
     *,
     cli_cwd: str | None = None,
     warm: bool = True,
+    on_notice: OnNotice | None = None,
 ) -> Any:
     """Run one command in the daemon and return its result; raise SteadyhandError.
 
-    `on_progress` is given the daemon's progress notes (done, total, message) on long work.
+    `on_progress` is given the daemon's progress notes (done, total, message) on long work;
+    `on_notice` its notices (a line to show at once: the approval the call waits on).
     `cli_cwd`: the CLI's working directory, sent only by the CLI (files_policy.py).
     `warm`: a daemon this call starts launches the browser as it starts (the command acts
     in a browser: the table's `in_browser`).
@@ -197,12 +211,16 @@ def call(
     params = dict(params or {})
     wait_s = reply_wait_s(settings, params)
     try:
-        return request(settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd)
+        return request(
+            settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd, on_notice=on_notice
+        )
     except SteadyhandError as exc:
         if not start_may_help(exc, autostart):
             raise
     start_daemon(settings, warm=warm)
-    return request(settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd)
+    return request(
+        settings, method, params, wait_s, on_progress, cli_cwd=cli_cwd, on_notice=on_notice
+    )
 
 
 def request(
@@ -213,9 +231,17 @@ def request(
     on_progress: OnProgress | None = None,
     *,
     cli_cwd: str | None = None,
+    on_notice: OnNotice | None = None,
 ) -> Any:
     """One JSON-RPC round trip on the daemon's socket."""
-    line = encode(method, params, next(_ids), progress=on_progress is not None, cli_cwd=cli_cwd)
+    line = encode(
+        method,
+        params,
+        next(_ids),
+        progress=on_progress is not None,
+        notices=on_notice is not None,
+        cli_cwd=cli_cwd,
+    )
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:
@@ -225,7 +251,7 @@ def request(
             raise connect_failed(settings, exc) from exc
         try:
             sock.sendall(line)
-            reply = _read_reply(sock, on_progress)
+            reply = _read_reply(sock, on_progress, on_notice)
         except (OSError, ValueError) as exc:
             raise no_answer(method, exc) from exc
     finally:
@@ -233,8 +259,10 @@ def request(
     return result_of(reply)
 
 
-def _read_reply(sock: socket.socket, on_progress: OnProgress | None) -> dict[str, Any]:
-    """The reply line; progress notifications before it go to `on_progress`."""
+def _read_reply(
+    sock: socket.socket, on_progress: OnProgress | None, on_notice: OnNotice | None
+) -> dict[str, Any]:
+    """The reply line; progress notes before it go to `on_progress`, notices to `on_notice`."""
     pending = b""
     while True:
         chunks = [pending]
@@ -244,7 +272,7 @@ def _read_reply(sock: socket.socket, on_progress: OnProgress | None) -> dict[str
                 raise ValueError("connection closed before a reply")
             chunks.append(chunk)
         line, _, pending = b"".join(chunks).partition(b"\n")
-        reply = take_reply(line, on_progress)
+        reply = take_reply(line, on_progress, on_notice)
         if reply is not None:
             return reply
 
@@ -264,33 +292,49 @@ class AsyncLink:
         self.autostart = autostart
         self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
-    async def call(self, method: str, params: dict[str, Any], *, warm: bool = True) -> Any:
-        """As `call` does: `warm`, a daemon this call starts launches the browser with it."""
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        warm: bool = True,
+        on_notice: OnNotice | None = None,
+    ) -> Any:
+        """As `call` does: `warm`, a daemon this call starts launches the browser with it;
+        `on_notice` is given the daemon's notices (and awaited if it returns an awaitable)."""
         import asyncio
 
         try:
-            return await self.request(method, params)
+            return await self.request(method, params, on_notice=on_notice)
         except SteadyhandError as exc:
             if not start_may_help(exc, self.autostart):
                 raise
         await asyncio.to_thread(start_daemon, self.settings, None, warm)
-        return await self.request(method, params)
+        return await self.request(method, params, on_notice=on_notice)
 
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any], *, on_notice: OnNotice | None = None
+    ) -> Any:
         """One round trip on a pooled connection, as `request` makes it."""
         import asyncio
+        import inspect
 
         reader, writer, reused = await self._connection()
         wait_s = reply_wait_s(self.settings, params)
+        notices: list[str] = []
         try:
-            writer.write(encode(method, params, next(_ids)))
+            writer.write(encode(method, params, next(_ids), notices=on_notice is not None))
             await writer.drain()
             reply = None
             while reply is None:
                 line = await asyncio.wait_for(reader.readline(), wait_s)
                 if not line:
                     raise ConnectionError("connection closed before a reply")
-                reply = take_reply(line, None)
+                reply = take_reply(line, None, notices.append)
+                while notices and on_notice is not None:
+                    told = on_notice(notices.pop(0))
+                    if inspect.isawaitable(told):
+                        await told
         except (OSError, ValueError, TimeoutError) as exc:
             writer.close()
             # A pooled connection the daemon closed since (it stopped or restarted) fails

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from steadyhand.caps import select_caps
 from steadyhand.commands.table import tool_name
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
 from steadyhand.fronts.tools import agent_commands
@@ -67,7 +68,8 @@ def test_tools_come_from_the_table(daemon: Daemon) -> None:
 
     listed = asyncio.run(scenario())
     tools = {t.name: t for t in listed.tools}
-    assert set(tools) == {tool_name(c.name) for c in agent_commands()}
+    offered = select_caps(None, daemon.env)  # every group, the desktop's if DISPLAY is set
+    assert set(tools) == {tool_name(c.name) for c in agent_commands(offered)}
     assert "daemon_stop" not in tools and "tab_new" in tools and "snapshot" in tools
     for tool in listed.tools:
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
@@ -85,6 +87,58 @@ def test_tools_come_from_the_table(daemon: Daemon) -> None:
     assert click is not None and click.read_only_hint is False and click.destructive_hint
     assert close is not None and close.destructive_hint is True
     assert tools["open"].annotations is not None and tools["open"].annotations.open_world_hint
+
+
+def test_caps_choose_the_tools_and_a_call_outside_them_is_refused(daemon: Daemon) -> None:
+    without_display = {k: v for k, v in daemon.env.items() if k != "DISPLAY"}
+
+    async def listed(env: dict[str, str], *flags: str) -> set[str]:
+        async with stdio_mcp(env, *flags) as session:
+            return {t.name for t in (await session.list_tools()).tools}
+
+    async def scenario() -> tuple[set[str], set[str], set[str], list[types.CallToolResult]]:
+        default = await listed(without_display)
+        on_a_desktop = await listed(dict(without_display, DISPLAY=":99"))
+        async with stdio_mcp(daemon.env, "--caps", "core,tabs") as session:
+            chosen = {t.name for t in (await session.list_tools()).tools}
+            calls = [
+                await session.call_tool("desktop_apps", {}),
+                await session.call_tool("browser", {"action": "cookies.get"}),
+                await session.call_tool("tab_new", {}),
+            ]
+        return default, on_a_desktop, chosen, calls
+
+    default, on_a_desktop, chosen, (desktop, flat, tab) = asyncio.run(scenario())
+    every = {tool_name(c.name) for c in agent_commands()}
+    desktop_tools = {name for name in every if name.startswith("desktop_")}
+    assert len(desktop_tools) == 22
+    assert default == every - desktop_tools, "no DISPLAY: no desktop tools by default"
+    assert on_a_desktop == every
+    assert chosen == {tool_name(c.name) for c in agent_commands("core,tabs")}
+    assert "tab_new" in chosen and "cookies_get" not in chosen and "upload" not in chosen
+    assert desktop.is_error and text_of(desktop).startswith(
+        "error [unknown_command]: 'desktop_apps' is not offered here: its capability group "
+        "'desktop' is off (on: core,tabs)\nhint: "
+    )
+    assert flat.is_error and "'cookies.get' (browser tool) is not offered here" in text_of(flat)
+    assert not tab.is_error, text_of(tab)
+
+
+def test_an_unknown_capability_group_stops_the_server(daemon: Daemon) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "mcp", "--caps", "core,vision"],
+        capture_output=True,
+        text=True,
+        env=daemon.env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "error [bad_request]: unknown capability group 'vision'\n"
+        "hint: groups: core, tabs, files, observe, storage, sessions, approvals, desktop "
+        "(or all); core is always on\n"
+    )
 
 
 def test_form_round_trip(daemon: Daemon, site: str) -> None:

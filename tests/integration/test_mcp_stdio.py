@@ -24,11 +24,11 @@ HELLO = {
 }
 
 
-def session(env: dict[str, str]) -> tuple[dict[int, Any], str]:
+def session(env: dict[str, str], *flags: str) -> tuple[dict[int, Any], str]:
     """One client: initialize, tools/list, ping, a tool call; the replies by id, and the
     server's stderr (it logs with --verbose)."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "steadyhand", "mcp", "--verbose"],
+        [sys.executable, "-m", "steadyhand", "mcp", "--verbose", *flags],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -103,3 +103,15 @@ def test_another_build_ignores_the_cache(fresh_daemon: Daemon) -> None:
     replies, log = session(env)
     assert "from the cache" not in log
     assert len(replies[2]["result"]["tools"]) > 10
+
+
+def test_each_choice_of_caps_has_its_own_cached_tool_list(fresh_daemon: Daemon) -> None:
+    env = {k: v for k, v in fresh_daemon.env.items() if k != "DISPLAY"}
+    core, _ = session(env, "--caps", "core")
+    default, log = session(env)
+    assert "answered tools/list from the cache" not in log, "core's list is not the default's"
+    assert len(core[2]["result"]["tools"]) == 26
+    assert len(default[2]["result"]["tools"]) == 84 - 22
+    again, log = session(env, "--caps", "core")
+    assert "answered tools/list from the cache" in log
+    assert again[2]["result"] == core[2]["result"]

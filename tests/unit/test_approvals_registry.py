@@ -11,7 +11,7 @@ from typing import TypeVar
 import pytest
 
 from steadyhand import rpc_client
-from steadyhand.approvals.registry import Approvals, Decision
+from steadyhand.approvals.registry import Approvals, Decision, waiting_notice
 from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
 from steadyhand.store.sqlite import ApprovalRow, Store
@@ -127,4 +127,57 @@ def test_the_cli_client_waits_for_the_person_too(tmp_path: Path) -> None:
     assert rpc_client.reply_wait_s(settings, {}) == long_s + 300 + rpc_client.REPLY_GRACE_S
     assert (
         rpc_client.reply_wait_s(settings, {"timeout": "2s"}) == 2 + 300 + rpc_client.REPLY_GRACE_S
+    )
+
+
+def test_the_caller_is_told_at_once_and_a_caller_gone_still_gets_its_decision(
+    tmp_path: Path,
+) -> None:
+    async def body(approvals: Approvals, _: asyncio.Event) -> tuple[list[str], Decision]:
+        told: list[str] = []
+        came = asyncio.Event()
+
+        async def notify(text: str) -> None:
+            told.append(text)
+            came.set()
+            raise ConnectionError("the caller went")  # logged; the request waits on
+
+        task = asyncio.create_task(
+            approvals.request(
+                session="s",
+                command="click",
+                target='e12 (button "Delete")',
+                reason="r",
+                params={},
+                notify=notify,
+            )
+        )
+        await asyncio.wait_for(came.wait(), 30)
+        approval_id = told[0].split()[3]
+        assert not task.done()
+        await approvals.decide(approval_id, False, None)
+        return told, await asyncio.wait_for(task, 5)
+
+    told, decision = run(tmp_path, body)
+    assert told == [
+        f'waiting for approval {decision.id} (click e12 (button "Delete")): '
+        f"steadyhand approve {decision.id} | steadyhand deny {decision.id}"
+    ]
+    assert decision.status == "denied"
+
+
+def test_a_request_without_a_target_names_its_reason() -> None:
+    row = ApprovalRow(
+        id="a1b2c3",
+        session="s",
+        command="request_approval",
+        target="",
+        params={},
+        reason="pay 42 EUR",
+        status="pending",
+        requested_at=0.0,
+    )
+    assert waiting_notice(row) == (
+        "waiting for approval a1b2c3 (request_approval: pay 42 EUR): "
+        "steadyhand approve a1b2c3 | steadyhand deny a1b2c3"
     )

@@ -151,6 +151,13 @@ def test_the_request_is_json_rpc() -> None:
     }
 
 
+def test_without_a_terminal_the_request_asks_for_notices_only() -> None:
+    line = cli_relay.encode_request(["click", "e1"], "/w", {}, "/c", "/s", width=80, tty=False)
+    message = json.loads(line)
+    assert message["notices"] is True and "progress" not in message
+    assert message["params"]["tty"] is False
+
+
 def test_replies_decode_as_json_does() -> None:
     line = json.dumps({"id": 1, "result": {"stdout": "é\n", "n": [1, 2.5, None, True]}})
     assert cli_relay.decode(line.encode()) == json.loads(line)

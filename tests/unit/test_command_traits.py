@@ -7,6 +7,7 @@ token): each set is pinned here as the old lists had it.
 
 from __future__ import annotations
 
+from steadyhand.caps import CAPS
 from steadyhand.commands import COMMANDS
 from steadyhand.fronts.approver import DECIDING
 from steadyhand.fronts.schema import AGENT_HIDDEN
@@ -41,3 +42,83 @@ def test_what_may_change_the_page_and_what_needs_a_daemon() -> None:
 
 def test_only_batch_runs_other_commands() -> None:
     assert having("runs_steps") == {"batch"}
+
+
+# Every command's capability group (`mcp --caps`, `tools --caps`); the rest are core.
+GROUPS = {
+    "tabs": {"tabs", "tab.new", "tab.focus", "tab.close"},
+    "files": {"upload", "download", "pdf"},
+    "observe": {
+        "console",
+        "network",
+        "trace",
+        "trace.start",
+        "trace.stop",
+        "report",
+        "metrics",
+        "policy",
+    },
+    "storage": {
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear",
+        "profile.create",
+        "profile.list",
+        "profile.delete",
+        "profile.export",
+        "profile.import",
+    },
+    "sessions": {
+        "sessions",
+        "session.suspend",
+        "session.restore",
+        "daemon.status",
+        "daemon.stop",
+        "extension.pair",
+        "extension.status",
+        "extension.detach",
+    },
+    "approvals": {"approvals", "approve", "deny", "request_approval", "takeover", "handback"},
+    "desktop": {name for name in COMMANDS if name.startswith("desktop.")},
+}
+CORE = {
+    "batch",
+    "open",
+    "navigate",
+    "back",
+    "forward",
+    "reload",
+    "snapshot",
+    "find",
+    "extract",
+    "screenshot",
+    "click",
+    "type",
+    "fill",
+    "press",
+    "select",
+    "check",
+    "uncheck",
+    "hover",
+    "drag",
+    "select-text",
+    "scroll",
+    "resize",
+    "wait",
+    "dialog",
+    "evaluate",
+    "secrets",
+    "close",
+}
+
+
+def test_each_command_is_in_its_capability_group() -> None:
+    assert set(GROUPS) | {"core"} == set(CAPS)
+    groups = {name: c.caps for name, c in COMMANDS.items()}
+    for group, names in GROUPS.items():
+        assert {n for n, g in groups.items() if g == group} == names, group
+    assert {n for n, g in groups.items() if g == "core"} == CORE
+    assert len(GROUPS["desktop"]) == 22

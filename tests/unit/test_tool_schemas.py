@@ -33,7 +33,7 @@ def _parameters(fmt: str, tool: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_schema_is_valid_json_schema_without_combinators(fmt: str) -> None:
-    tools = tool_schemas(fmt, "all")
+    tools = tool_schemas(fmt, "all", caps="all")
     names = [t["function"]["name"] if fmt == "openai" else t["name"] for t in tools]
     assert names[0] == "browser"
     assert len(names) == len(set(names)) == 1 + len(set(COMMANDS) - AGENT_HIDDEN)
@@ -60,7 +60,7 @@ def test_granular_tools_match_the_command_table() -> None:
 
 
 def test_flat_tool_puts_acting_commands_under_act() -> None:
-    spec = flat_tool()
+    spec = flat_tool("all")
     actions = spec.parameters["properties"]["action"]["enum"]
     kinds = spec.parameters["properties"]["request"]["properties"]["kind"]["enum"]
     acting = {n for n, c in COMMANDS.items() if c.acts}

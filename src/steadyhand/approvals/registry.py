@@ -9,7 +9,9 @@ approval_timeout_s for a decision. It ends as one of:
   killed daemon left pending are cancelled by the next daemon on start.
 
 Only `approved` lets the call go on. The stored row, the log lines and the webhook carry
-the call's params as redacted for the action log, never typed text.
+the call's params as redacted for the action log, never typed text. The caller is told at
+once, when it listens (`notify`), which id it waits on and how to decide it
+(`waiting_notice`): the CLI prints that on stderr, MCP sends it as a notification.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,9 +82,18 @@ class Approvals:
         self.on_change: Callable[[dict[str, Any]], None] | None = None
 
     async def request(
-        self, *, session: str | None, command: str, target: str, reason: str, params: Any
+        self,
+        *,
+        session: str | None,
+        command: str,
+        target: str,
+        reason: str,
+        params: Any,
+        notify: Callable[[str], Awaitable[None]] | None = None,
     ) -> Decision:
-        """Ask for approval and wait for the decision (at most approval_timeout_s)."""
+        """Ask for approval and wait for the decision (at most approval_timeout_s).
+
+        `notify` is told `waiting_notice` as soon as the request can be decided."""
         started = time.monotonic()
         waiting = await self._open(session, command, target, reason, params)
         row = waiting.row
@@ -92,6 +103,8 @@ class Approvals:
         self._tell(row, PENDING, None)
         stopping: asyncio.Future[Any] = asyncio.ensure_future(self._stopping.wait())
         try:
+            if notify is not None:
+                await _tell_caller(notify, waiting_notice(row))
             await asyncio.wait(
                 {waiting.decided, stopping},
                 timeout=self.timeout_s,
@@ -239,6 +252,23 @@ class Approvals:
             "approve": f"steadyhand approve {row.id}",
             "deny": f"steadyhand deny {row.id}",
         }
+
+
+def waiting_notice(row: ApprovalRow) -> str:
+    """One line for the caller that waits: the id, what it is about, how to decide it."""
+    what = f"{row.command} {row.target}" if row.target else f"{row.command}: {row.reason}"
+    return (
+        f"waiting for approval {row.id} ({what}): "
+        f"steadyhand approve {row.id} | steadyhand deny {row.id}"
+    )
+
+
+async def _tell_caller(notify: Callable[[str], Awaitable[None]], text: str) -> None:
+    """A caller that cannot be told (its connection went) still gets its decision."""
+    try:
+        await notify(text)
+    except Exception:
+        log.warning("could not tell the caller it waits for approval", exc_info=True)
 
 
 def _ms_since(started: float) -> float:

@@ -42,7 +42,14 @@ class ApprovalList(Result):
     pending: int
 
 
-@command("approvals", reads_only=True, touches_page=False, autostart=False, timeout="short")
+@command(
+    "approvals",
+    reads_only=True,
+    touches_page=False,
+    autostart=False,
+    timeout="short",
+    caps="approvals",
+)
 async def approvals(call: Call, params: ApprovalsParams) -> ApprovalList:
     """List approvals: pending first (approve or deny them), then the latest decisions."""
     rows = await asyncio.to_thread(call.runtime.approvals.listing, params.all)
@@ -64,6 +71,7 @@ class DecideParams(Params):
     timeout="short",
     for_agents=False,
     decides=True,
+    caps="approvals",
 )
 async def approve(call: Call, params: DecideParams) -> ApprovalInfo:
     """Approve a pending request: the call waiting for it goes on."""
@@ -71,7 +79,13 @@ async def approve(call: Call, params: DecideParams) -> ApprovalInfo:
 
 
 @command(
-    "deny", touches_page=False, autostart=False, timeout="short", for_agents=False, decides=True
+    "deny",
+    touches_page=False,
+    autostart=False,
+    timeout="short",
+    for_agents=False,
+    decides=True,
+    caps="approvals",
 )
 async def deny(call: Call, params: DecideParams) -> ApprovalInfo:
     """Deny a pending request: the call waiting for it fails with approval_denied."""
@@ -89,7 +103,7 @@ class ApprovalGranted(Result):
     id: str
 
 
-@command("request_approval", touches_page=False)
+@command("request_approval", touches_page=False, caps="approvals")
 async def request_approval(call: Call, params: RequestApprovalParams) -> ApprovalGranted:
     """Ask a person before an irreversible step; waits for `approve` (else approval_denied)."""
     # The gate (execute/gate.py) asked and waited before this runs: reaching here means approved.

@@ -166,7 +166,7 @@ def plan(steps: list[Step], session: str) -> list[tuple[Command, dict[str, Any]]
     hints: list[str] = []
     for index, step in enumerate(steps, 1):
         try:
-            spec = _command(step.command)
+            spec = step_command(step.command)
             given = {k: v for k, v in step.params.items() if v is not None}  # null: not given
             raw: dict[str, Any] = {"session": session, **given}
             _check_params(spec, raw)
@@ -185,7 +185,7 @@ def plan(steps: list[Step], session: str) -> list[tuple[Command, dict[str, Any]]
     return planned
 
 
-def _command(name: str) -> Command:
+def step_command(name: str) -> Command:
     """The step's command, named as the CLI or JSON-RPC name it (tab.new) or as its tool or
     client method is (tab_new); refused when a batch cannot run it."""
     spec = COMMANDS.get(name) or next(

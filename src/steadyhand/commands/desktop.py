@@ -30,7 +30,7 @@ class AppsResult(Result):
     apps: list[App]
 
 
-@command("desktop.apps", in_browser=False, reads_only=True, timeout="short")
+@command("desktop.apps", in_browser=False, reads_only=True, timeout="short", caps="desktop")
 async def desktop_apps(call: Call, params: Params) -> AppsResult:
     """List the applications on the accessibility bus (name and pid)."""
     found = await call.runtime.desktop.apps(call.deadline)
@@ -49,7 +49,7 @@ class TransportsResult(Result):
     transports: list[TransportHealth]
 
 
-@command("desktop.transports", in_browser=False, reads_only=True, timeout="short")
+@command("desktop.transports", in_browser=False, reads_only=True, timeout="short", caps="desktop")
 async def desktop_transports(call: Call, params: Params) -> TransportsResult:
     """Each desktop transport's health, in the order the router tries them."""
     found = await call.runtime.desktop.health()
@@ -80,7 +80,7 @@ class DesktopSnapshotResult(Result):
     )
 
 
-@command("desktop.snapshot", in_browser=False, reads_only=True)
+@command("desktop.snapshot", in_browser=False, reads_only=True, caps="desktop")
 async def desktop_snapshot(call: Call, params: DesktopSnapshotParams) -> DesktopSnapshotResult:
     """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
     text, cached = await call.runtime.desktop.snapshot(
@@ -125,7 +125,7 @@ def acted_result(done: Acted) -> DesktopActed:
     )
 
 
-@command("desktop.click", in_browser=False, acts=True)
+@command("desktop.click", in_browser=False, acts=True, caps="desktop")
 async def desktop_click(call: Call, params: DesktopRefParams) -> DesktopActed:
     """Click (press, toggle) a desktop element: its accessible action, else a real click."""
     return acted_result(await call.runtime.desktop.act(params.ref, Want("click"), call.deadline))
@@ -139,7 +139,7 @@ class DesktopTypeParams(DesktopRefParams):
     )
 
 
-@command("desktop.type", in_browser=False, acts=True)
+@command("desktop.type", in_browser=False, acts=True, caps="desktop")
 async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
     """Set a desktop text field's text; verified by reading it back."""
     text = call.runtime.secrets.expand(params.text, None, f"desktop field {params.ref}")
@@ -154,7 +154,7 @@ class DesktopSelectParams(DesktopRefParams):
     value: str = positional("the option's name")
 
 
-@command("desktop.select", in_browser=False, acts=True)
+@command("desktop.select", in_browser=False, acts=True, caps="desktop")
 async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActed:
     """Select an option of a desktop combo box or list by name; verified."""
     done = await call.runtime.desktop.act(
@@ -163,7 +163,7 @@ async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActe
     return acted_result(done)
 
 
-@command("desktop.focus", in_browser=False, acts=True)
+@command("desktop.focus", in_browser=False, acts=True, caps="desktop")
 async def desktop_focus(call: Call, params: DesktopRefParams) -> DesktopActed:
     """Give a desktop element the keyboard focus; verified by its focused state."""
     return acted_result(await call.runtime.desktop.act(params.ref, Want("focus"), call.deadline))
@@ -174,7 +174,7 @@ class DesktopScrollParams(DesktopRefParams):
     dx: int = Field(0, description="wheel steps right (negative: left)")
 
 
-@command("desktop.scroll", in_browser=False, acts=True)
+@command("desktop.scroll", in_browser=False, acts=True, caps="desktop")
 async def desktop_scroll(call: Call, params: DesktopScrollParams) -> DesktopActed:
     """Scroll the pane that holds a desktop element; verified by its scroll bars moving."""
     if not params.dx and not params.dy:
@@ -189,7 +189,7 @@ class DesktopDragParams(DesktopRefParams):
     to: str = positional("where to drop: a desktop ref, a screen point 400,300, or +DX,+DY")
 
 
-@command("desktop.drag", in_browser=False, acts=True)
+@command("desktop.drag", in_browser=False, acts=True, caps="desktop")
 async def desktop_drag(call: Call, params: DesktopDragParams) -> DesktopActed:
     """Drag a desktop element (press, move, release: X input) to a ref, point or offset."""
     return acted_result(await call.runtime.desktop.drag(params.ref, params.to, call.deadline))
@@ -200,7 +200,7 @@ class DesktopMenuParams(Params):
     app: str | None = Field(None, description="the application (its name or pid)")
 
 
-@command("desktop.menu", in_browser=False, acts=True)
+@command("desktop.menu", in_browser=False, acts=True, caps="desktop")
 async def desktop_menu(call: Call, params: DesktopMenuParams) -> DesktopActed:
     """Choose a menu item by its path in an application's menu bar ('File > Save')."""
     return acted_result(await call.runtime.desktop.menu(params.path, params.app, call.deadline))
@@ -216,7 +216,7 @@ class DesktopPressed(Result):
     transport: str = Field(description="xinput: keys are pressed on the X display")
 
 
-@command("desktop.press", in_browser=False, acts=True)
+@command("desktop.press", in_browser=False, acts=True, caps="desktop")
 async def desktop_press(call: Call, params: DesktopPressParams) -> DesktopPressed:
     """Press a key combination on the desktop (X input), on an element when given."""
     transport = await call.runtime.desktop.press(params.keys, params.ref, call.deadline)
@@ -243,7 +243,7 @@ class DesktopSeen(Result):
     boxes: list[Boxed] = Field(description="the refs drawn, with their boxes (screen pixels)")
 
 
-@command("desktop.see", in_browser=False, reads_only=True)
+@command("desktop.see", in_browser=False, reads_only=True, caps="desktop")
 async def desktop_see(call: Call, params: DesktopSeeParams) -> DesktopSeen:
     """Save a PNG of the X screen; --annotate boxes and labels every visible ref."""
     png, boxes = await call.runtime.desktop.see(params.annotate, params.app, call.deadline)
@@ -277,7 +277,7 @@ class DesktopAttached(Result):
     tabs: list[TabInfo] = Field(description="its pages, as the session's tabs")
 
 
-@command("desktop.attach", in_browser=False, timeout="medium")
+@command("desktop.attach", in_browser=False, timeout="medium", caps="desktop")
 async def desktop_attach(call: Call, params: DesktopAttachParams) -> DesktopAttached:
     """Attach a Chromium or Electron app (its debugging port) as a browser session."""
     pid, endpoint = await _endpoint_of(call, params.app)

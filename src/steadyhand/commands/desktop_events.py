@@ -83,6 +83,7 @@ class DesktopWatchResult(Result):
     touches_page=False,
     streams=True,
     timeout="long",
+    caps="desktop",
 )
 async def desktop_watch(call: Call, params: DesktopWatchParams) -> DesktopWatchResult:
     """Stream desktop events (focus, windows, text, states, apps) as they happen."""

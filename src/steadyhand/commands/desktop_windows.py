@@ -56,7 +56,7 @@ class WindowsResult(Result):
     )
 
 
-@command("desktop.windows", in_browser=False, reads_only=True, timeout="short")
+@command("desktop.windows", in_browser=False, reads_only=True, timeout="short", caps="desktop")
 async def desktop_windows(call: Call, params: WindowsParams) -> WindowsResult:
     """List the top-level X windows: id, title, pid, class, geometry, focus."""
     found, wm = await Windows(call.runtime.desktop).list(params.app, params.all, call.deadline)
@@ -117,7 +117,7 @@ def acted_result(done: WindowActed) -> WindowActedResult:
     )
 
 
-@command("desktop.window.focus", in_browser=False, acts=True)
+@command("desktop.window.focus", in_browser=False, acts=True, caps="desktop")
 async def desktop_window_focus(call: Call, params: WindowParams) -> WindowActedResult:
     """Give a window the input focus and raise it; verified by reading the focus back."""
     windows = Windows(call.runtime.desktop)
@@ -129,7 +129,7 @@ class WindowMoveParams(WindowParams):
     y: int = Field(ge=-32768, le=32767, description="where its top edge goes (screen pixels)")
 
 
-@command("desktop.window.move", in_browser=False, acts=True)
+@command("desktop.window.move", in_browser=False, acts=True, caps="desktop")
 async def desktop_window_move(call: Call, params: WindowMoveParams) -> WindowActedResult:
     """Move a window to --x --y; verified by reading its position back."""
     windows = Windows(call.runtime.desktop)
@@ -143,7 +143,7 @@ class WindowResizeParams(WindowParams):
     height: int = Field(ge=1, le=32767, description="its new height (pixels, no WM frame)")
 
 
-@command("desktop.window.resize", in_browser=False, acts=True)
+@command("desktop.window.resize", in_browser=False, acts=True, caps="desktop")
 async def desktop_window_resize(call: Call, params: WindowResizeParams) -> WindowActedResult:
     """Resize a window to --width --height; verified by reading its size back."""
     windows = Windows(call.runtime.desktop)
@@ -152,7 +152,7 @@ async def desktop_window_resize(call: Call, params: WindowResizeParams) -> Windo
     )
 
 
-@command("desktop.window.close", in_browser=False, acts=True)
+@command("desktop.window.close", in_browser=False, acts=True, caps="desktop")
 async def desktop_window_close(call: Call, params: WindowParams) -> WindowActedResult:
     """Ask a window to close (as its close button would); verified: it is gone."""
     windows = Windows(call.runtime.desktop)
@@ -174,7 +174,9 @@ class ClipboardText(Result):
     has_text: bool = Field(description="false: nothing was copied, or what was is not text")
 
 
-@command("desktop.clipboard.get", in_browser=False, reads_only=True, timeout="short")
+@command(
+    "desktop.clipboard.get", in_browser=False, reads_only=True, timeout="short", caps="desktop"
+)
 async def desktop_clipboard_get(call: Call, params: ClipboardParams) -> ClipboardText:
     """The text on the X clipboard (or the primary selection), via xclip."""
     text = await clipboard.get(params.selection, call.deadline)
@@ -191,7 +193,7 @@ class ClipboardSet(Result):
     chars: int = Field(description="how many characters it holds")
 
 
-@command("desktop.clipboard.set", in_browser=False, acts=True, timeout="short")
+@command("desktop.clipboard.set", in_browser=False, acts=True, timeout="short", caps="desktop")
 async def desktop_clipboard_set(call: Call, params: ClipboardSetParams) -> ClipboardSet:
     """Put text on the X clipboard (or the primary selection); verified by reading back."""
     back = await clipboard.set_text(params.selection, params.text, call.deadline)
@@ -215,7 +217,9 @@ class LaunchResult(Result):
     visible_ms: float | None = Field(description="from start until it showed; null: not waited")
 
 
-@command("desktop.launch", in_browser=False, acts=True, destructive=True, timeout="long")
+@command(
+    "desktop.launch", in_browser=False, acts=True, destructive=True, timeout="long", caps="desktop"
+)
 async def desktop_launch(call: Call, params: LaunchParams) -> LaunchResult:
     """Start a program on the desktop and wait until it shows a window or is on the bus."""
     name = params.argv[0] if params.argv else ""

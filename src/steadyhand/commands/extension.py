@@ -31,7 +31,14 @@ class Paired(Result):
     extension_dir: str = Field(description='load it unpacked in chrome://extensions ("" if absent)')
 
 
-@command("extension.pair", in_browser=False, touches_page=False, timeout="short", for_agents=False)
+@command(
+    "extension.pair",
+    in_browser=False,
+    touches_page=False,
+    timeout="short",
+    for_agents=False,
+    caps="sessions",
+)
 async def extension_pair(call: Call, params: PairParams) -> Paired:
     """Start the extension relay and print its URL and pairing token (kept across restarts)."""
     name = call.session_name if call.session_name != "default" else DEFAULT_SESSION
@@ -60,7 +67,7 @@ class ExtensionStatus(Result):
     tabs: list[AttachedTab] = Field(description="the tabs attached now (badge ON)")
 
 
-@command("extension.status", in_browser=False, touches_page=False, reads_only=True)
+@command("extension.status", in_browser=False, touches_page=False, reads_only=True, caps="sessions")
 async def extension_status(call: Call, params: Params) -> ExtensionStatus:
     """Whether the extension is paired and connected, and which tabs it has attached."""
     link = call.runtime.extension
@@ -84,7 +91,7 @@ class Detached(Result):
     detached: list[int] = Field(description="the tabs let go (their badges go off)")
 
 
-@command("extension.detach", in_browser=False, touches_page=False)
+@command("extension.detach", in_browser=False, touches_page=False, caps="sessions")
 async def extension_detach(call: Call, params: DetachParams) -> Detached:
     """Let go of an attached tab of the user's Chrome (or all of them); Chrome keeps it open."""
     relay = call.runtime.extension.relay

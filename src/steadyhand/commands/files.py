@@ -34,7 +34,7 @@ def allowed_files(paths: list[str], roots: FileRoots) -> list[Path]:
     return found
 
 
-@command("upload", acts=True)
+@command("upload", acts=True, caps="files")
 async def upload(call: Call, params: UploadParams) -> ActionResult:
     """Put files into a file input (files only from inside the file roots); verified."""
     if not params.files:
@@ -63,7 +63,7 @@ class DownloadParams(ActParams):
     ref: str = positional(TARGET_HELP)
 
 
-@command("download", acts=True, timeout="long", on_element=True)
+@command("download", acts=True, timeout="long", on_element=True, caps="files")
 async def download(call: Call, params: DownloadParams) -> ActionResult:
     """Click an element that downloads a file; the file is saved and its path reported."""
     async with Act(call, params) as act:

@@ -31,7 +31,7 @@ class TakeoverResult(Result):
     reason: str = ""
 
 
-@command("takeover", touches_page=True, timeout="short", during_takeover=True)
+@command("takeover", touches_page=True, timeout="short", during_takeover=True, caps="approvals")
 async def takeover(call: Call, params: TakeoverParams) -> TakeoverResult:
     """Pause the agent on a session so a person can drive it (hand back with `handback`)."""
     held = call.runtime.live.takeovers.start(call.session_name, params.reason)
@@ -53,7 +53,14 @@ class HandbackResult(Result):
     note: str | None = None
 
 
-@command("handback", touches_page=True, timeout="short", during_takeover=True, decides=True)
+@command(
+    "handback",
+    touches_page=True,
+    timeout="short",
+    during_takeover=True,
+    decides=True,
+    caps="approvals",
+)
 async def handback(call: Call, params: HandbackParams) -> HandbackResult:
     """End a takeover: the agent may act on the session again."""
     held = call.runtime.live.takeovers.end(call.session_name)

@@ -35,7 +35,14 @@ class DaemonStatus(Result):
     )
 
 
-@command("daemon.status", reads_only=True, touches_page=False, autostart=False, timeout="short")
+@command(
+    "daemon.status",
+    reads_only=True,
+    touches_page=False,
+    autostart=False,
+    timeout="short",
+    caps="sessions",
+)
 async def daemon_status(call: Call, params: Params) -> DaemonStatus:
     """Report the daemon's pid, uptime, browser and sessions."""
     rt = call.runtime
@@ -67,6 +74,7 @@ class Stopping(Result):
     timeout="long",
     for_agents=False,
     daemon_only=True,
+    caps="sessions",
 )
 async def daemon_stop(call: Call, params: Params) -> Stopping:
     """Stop the daemon: close every session and the browser, then exit."""
@@ -117,7 +125,7 @@ class SessionList(Result):
     cap: int
 
 
-@command("sessions", reads_only=True, touches_page=False, timeout="short")
+@command("sessions", reads_only=True, touches_page=False, timeout="short", caps="sessions")
 async def sessions(call: Call, params: Params) -> SessionList:
     """List every session: status, profile, tabs, last action, checkpoint and health."""
     engine, store = call.engine, call.runtime.store
@@ -208,7 +216,7 @@ class Suspended(Result):
     tabs: list[str]
 
 
-@command("session.suspend", touches_page=False)
+@command("session.suspend", touches_page=False, caps="sessions")
 async def session_suspend(call: Call, params: NameParams) -> Suspended:
     """Checkpoint a session and close it, freeing its slot; `session restore` reopens it."""
     name = params.name or call.session_name
@@ -225,7 +233,7 @@ class Restored(Result):
     lost: list[str] = Field(description="what could not be brought back")
 
 
-@command("session.restore", touches_page=False, timeout="long")
+@command("session.restore", touches_page=False, timeout="long", caps="sessions")
 async def session_restore(call: Call, params: NameParams) -> Restored:
     """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
     name = params.name or call.session_name

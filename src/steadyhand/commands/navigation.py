@@ -192,7 +192,14 @@ class PolicyResult(Result):
     )
 
 
-@command("policy", reads_only=True, touches_page=False, needs_session=False, timeout="short")
+@command(
+    "policy",
+    reads_only=True,
+    touches_page=False,
+    needs_session=False,
+    timeout="short",
+    caps="observe",
+)
 async def policy(call: Call, params: Params) -> PolicyResult:
     """Show the navigation policy of a session (or the daemon's) and what it refused."""
     session = call.engine.pool.get(call.session_name)

@@ -60,7 +60,9 @@ async def recorded_actions(
     return found
 
 
-@command("trace", touches_page=False, reads_only=True, autostart=True, timeout="medium")
+@command(
+    "trace", touches_page=False, reads_only=True, autostart=True, timeout="medium", caps="observe"
+)
 async def trace(call: Call, params: TraceParams) -> TraceResult:
     """The session's action timeline from the store: params, outcome, time, retries, files."""
     name = params.name or call.session_name
@@ -89,7 +91,7 @@ class TraceStarted(Result):
     tracing: bool
 
 
-@command("trace.start", timeout="medium")
+@command("trace.start", timeout="medium", caps="observe")
 async def trace_start(call: Call, params: TraceStartParams) -> TraceStarted:
     """Start recording a Playwright trace of the session (every tab); `trace stop` saves it."""
     session = await call.session()
@@ -118,7 +120,7 @@ class TraceSaved(Result):
     hint: str
 
 
-@command("trace.stop", timeout="long")
+@command("trace.stop", timeout="long", caps="observe")
 async def trace_stop(call: Call, params: TraceStopParams) -> TraceSaved:
     """Stop the session's Playwright trace and save it as a zip for Playwright's viewer."""
     session = await call.session()
@@ -161,7 +163,7 @@ class MetricsResult(Result):
     latency: dict[str, Latency] = Field(description="per command")
 
 
-@command("metrics", touches_page=False, reads_only=True, timeout="short")
+@command("metrics", touches_page=False, reads_only=True, timeout="short", caps="observe")
 async def metrics(call: Call, params: Params) -> MetricsResult:
     """Counters and latencies since the daemon started (Prometheus text: HTTP /metrics)."""
     return MetricsResult(**call.runtime.metrics.snapshot())

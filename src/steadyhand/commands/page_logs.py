@@ -63,7 +63,7 @@ def _console_message(entry: ConsoleEntry) -> ConsoleMessage:
     )
 
 
-@command("console", reads_only=True)
+@command("console", reads_only=True, caps="observe")
 async def console(call: Call, params: ConsoleParams) -> ConsoleResult:
     """The tab's console messages and uncaught errors, latest last; --clear empties the log."""
     tab = await call.tab(params.tab)
@@ -129,7 +129,7 @@ def _request_line(r: NetworkRequest) -> str:
     return f"{r.method} {r.url} -> {outcome}{took} ({r.resource_type})"
 
 
-@command("network", reads_only=True)
+@command("network", reads_only=True, caps="observe")
 async def network(call: Call, params: NetworkParams) -> NetworkResult:
     """The tab's network requests with status and timing, latest last; --clear empties it."""
     tab = await call.tab(params.tab)

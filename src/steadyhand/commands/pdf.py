@@ -63,7 +63,7 @@ async def save_private(path: Path, data: bytes) -> None:
         ) from exc
 
 
-@command("pdf", reads_only=True)
+@command("pdf", reads_only=True, caps="files")
 async def pdf(call: Call, params: PdfParams) -> PdfResult:
     """Print the tab to a PDF file and return its path (headless browser only)."""
     if not call.runtime.settings.headless:

@@ -38,7 +38,7 @@ def profile_result(info: ProfileInfo) -> Profile:
     )
 
 
-@command("profile.create", touches_page=False, timeout="short")
+@command("profile.create", touches_page=False, timeout="short", caps="storage")
 async def profile_create(call: Call, params: ProfileParams) -> Profile:
     """Create a persistent profile (open sessions on it with `open URL --profile NAME`)."""
     return profile_result(await asyncio.to_thread(call.engine.profiles.create, params.name))
@@ -48,7 +48,7 @@ class ProfileList(Result):
     profiles: list[Profile]
 
 
-@command("profile.list", reads_only=True, touches_page=False, timeout="short")
+@command("profile.list", reads_only=True, touches_page=False, timeout="short", caps="storage")
 async def profile_list(call: Call, params: Params) -> ProfileList:
     """List persistent profiles, their size and the session using each."""
     infos = await asyncio.to_thread(call.engine.profiles.list)
@@ -59,7 +59,7 @@ class Deleted(Result):
     deleted: str
 
 
-@command("profile.delete", destructive=True, touches_page=False, timeout="short")
+@command("profile.delete", destructive=True, touches_page=False, timeout="short", caps="storage")
 async def profile_delete(call: Call, params: ProfileParams) -> Deleted:
     """Delete a profile and everything Chromium kept in it (refused while it is open)."""
     await asyncio.to_thread(call.engine.profiles.delete, params.name)
@@ -78,7 +78,7 @@ class Exported(Result):
     state: dict[str, Any] | None = Field(description="the storage state, without --out")
 
 
-@command("profile.export", reads_only=True, touches_page=False, timeout="long")
+@command("profile.export", reads_only=True, touches_page=False, timeout="long", caps="storage")
 async def profile_export(call: Call, params: ExportParams) -> Exported:
     """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
     state = await call.engine.export_profile(params.name)
@@ -106,7 +106,7 @@ class Imported(Result):
     origins: int
 
 
-@command("profile.import", destructive=True, touches_page=False, timeout="long")
+@command("profile.import", destructive=True, touches_page=False, timeout="long", caps="storage")
 async def profile_import(call: Call, params: ImportParams) -> Imported:
     """Import a storage-state JSON file (cookies, localStorage) into a profile."""
     if not params.file:

@@ -30,7 +30,7 @@ class ReportResult(Result):
     )
 
 
-@command("report", touches_page=False, reads_only=True, timeout="long")
+@command("report", touches_page=False, reads_only=True, timeout="long", caps="observe")
 async def report(call: Call, params: ReportParams) -> ReportResult:
     """Write the session's report: one self-contained HTML file of its actions and screenshots."""
     name = params.name or call.session_name

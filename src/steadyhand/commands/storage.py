@@ -65,7 +65,7 @@ def _cookie(raw: dict[str, Any]) -> Cookie:
     )
 
 
-@command("cookies.get", reads_only=True, timeout="short")
+@command("cookies.get", reads_only=True, timeout="short", caps="storage")
 async def cookies_get(call: Call, params: CookieFilter) -> CookieList:
     """The session's cookies (all its tabs share them), optionally by domain and name."""
     session = await call.session()
@@ -105,7 +105,7 @@ async def _current_url(call: Call) -> str | None:
     return url if urlsplit(url).scheme in ("http", "https") else None
 
 
-@command("cookies.set")
+@command("cookies.set", caps="storage")
 async def cookies_set(call: Call, params: CookieSetParams) -> CookieSet:
     """Set a cookie in the session's browser context (for all its tabs)."""
     if params.url is not None and (params.domain is not None or params.path is not None):
@@ -150,7 +150,7 @@ class ClearedCookies(Result):
     cleared: list[dict[str, str]] = Field(description="name, domain and path of each removed")
 
 
-@command("cookies.clear", destructive=True)
+@command("cookies.clear", destructive=True, caps="storage")
 async def cookies_clear(call: Call, params: CookieFilter) -> ClearedCookies:
     """Remove the session's cookies: all, or those of a domain and/or name."""
     session = await call.session()
@@ -229,7 +229,7 @@ async def _in_storage(page: Page, kind: str, script: str, *args: str | None) -> 
         raise
 
 
-@command("storage.get", reads_only=True, timeout="short")
+@command("storage.get", reads_only=True, timeout="short", caps="storage")
 async def storage_get(call: Call, params: StorageGetParams) -> StorageItems:
     """The current tab's localStorage or sessionStorage items (of its page's origin)."""
     tab = await call.tab(params.tab)
@@ -237,7 +237,7 @@ async def storage_get(call: Call, params: StorageGetParams) -> StorageItems:
     return StorageItems(**await page_result(tab), kind=params.kind, items=items)
 
 
-@command("storage.set")
+@command("storage.set", caps="storage")
 async def storage_set(call: Call, params: StorageSetParams) -> StorageChanged:
     """Set an item in the current tab's localStorage or sessionStorage."""
     tab = await call.tab(params.tab)
@@ -249,7 +249,7 @@ class StorageClearParams(StorageParams):
     key: str | None = Field(None, description="only this key (default: every item)")
 
 
-@command("storage.clear", destructive=True)
+@command("storage.clear", destructive=True, caps="storage")
 async def storage_clear(call: Call, params: StorageClearParams) -> StorageChanged:
     """Remove the current tab's localStorage or sessionStorage items: all, or one key."""
     tab = await call.tab(params.tab)

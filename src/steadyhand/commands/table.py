@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
 from steadyhand.call import Call
+from steadyhand.caps import CAPS, CORE
 from steadyhand.wire import (  # the models and markers every command is declared with
     Params,
     Result,
@@ -85,6 +86,9 @@ class Command:
     # Runs other commands of the table, each as a call of its own with its own deadline
     # (`batch`): it keeps its own deadline between them instead of being cut off mid-step.
     runs_steps: bool = False
+    # Its capability group (steadyhand/caps.py): agents are offered the groups their front
+    # was started with (`mcp --caps core,tabs`). A new command is "core" until it says.
+    caps: str = CORE
 
 
 COMMANDS: dict[str, Command] = {}
@@ -111,6 +115,7 @@ def command(
     during_takeover: bool = False,
     daemon_only: bool = False,
     runs_steps: bool = False,
+    caps: str = CORE,
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -122,6 +127,8 @@ def command(
         params: type[Params] = hints["params"]
         if reads_only and (acts or destructive):
             raise TypeError(f"command {name} cannot both only read and act or destroy")
+        if caps not in CAPS:
+            raise TypeError(f"command {name}: no capability group {caps!r} (see caps.py)")
         COMMANDS[name] = Command(
             name=name,
             params=params,
@@ -148,6 +155,7 @@ def command(
             during_takeover=during_takeover,
             daemon_only=daemon_only,
             runs_steps=runs_steps,
+            caps=caps,
         )
         return handler
 

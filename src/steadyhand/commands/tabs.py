@@ -20,7 +20,7 @@ class TabList(Result):
     tabs: list[TabInfo]
 
 
-@command("tabs", reads_only=True, touches_page=False, timeout="short")
+@command("tabs", reads_only=True, touches_page=False, timeout="short", caps="tabs")
 async def tabs(call: Call, params: Params) -> TabList:
     """List the session's tabs; the current one is marked."""
     return TabList(tabs=await tab_infos(await call.session()))
@@ -30,7 +30,7 @@ class TabNewParams(Params):
     url: str | None = positional("URL to open in the new tab", None)
 
 
-@command("tab.new", creates_session=True, timeout="long", navigates=True)
+@command("tab.new", creates_session=True, timeout="long", navigates=True, caps="tabs")
 async def tab_new(call: Call, params: TabNewParams) -> NavigationResult:
     """Open a new tab (blank, or at a URL) and make it current."""
     url = normalize_url(params.url) if params.url else None
@@ -48,7 +48,7 @@ class TabIdParams(Params):
     tab: str = positional("tab id, e.g. t2")
 
 
-@command("tab.focus")
+@command("tab.focus", caps="tabs")
 async def tab_focus(call: Call, params: TabIdParams) -> PageResult:
     """Make a tab the current one and bring it to the front."""
     tab = await call.tab(params.tab)
@@ -60,7 +60,7 @@ class TabCloseParams(Params):
     tab: str | None = positional("tab id (default: the current tab)", None)
 
 
-@command("tab.close", destructive=True)
+@command("tab.close", destructive=True, caps="tabs")
 async def tab_close(call: Call, params: TabCloseParams) -> TabList:
     """Close a tab; the most recent remaining tab becomes current."""
     tab = await call.tab(params.tab, dialog_ok=True)

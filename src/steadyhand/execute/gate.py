@@ -93,6 +93,7 @@ async def gate(call: Call, spec: Command, params: Any, raw: dict[str, Any]) -> b
         target=need.target,
         reason=need.reason,
         params=shown_params(call, raw),
+        notify=call.notify,
     )
     call.approval = decision
     if not decision.approved:

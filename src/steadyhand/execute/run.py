@@ -33,6 +33,7 @@ from steadyhand.vault import mask_data, mask_error, mask_text
 
 log = logging.getLogger("steadyhand.execute")
 Progress = Callable[[int, int | None, str], Awaitable[None]]
+Notice = Callable[[str], Awaitable[None]]
 
 # Params nest a few levels (a map of fields, a list of modifiers); far deeper is garbage.
 MAX_DEPTH = 32
@@ -62,18 +63,22 @@ async def execute(
     raw_params: dict[str, Any] | None,
     progress: Progress | None = None,
     cli_cwd: str | None = None,
+    *,
+    notice: Notice | None = None,
 ) -> Any:
     """The command's result as JSON-ready data, or a SteadyhandError.
 
     `progress`: where long work (a big report) says how far it got, when the caller's
     front can show it. `cli_cwd`: the working directory of the CLI that sent the call
     (None from other fronts): where its relative paths start, and a file root.
+    `notice`: where a line the caller must see at once goes (the approval it waits on).
     """
     raw = dict(raw_params or {})
     command = _command(method)
     started = time.monotonic()
     request_id = secrets.token_hex(8)
     progress = _masked(runtime, progress)
+    notice = _masked_notice(notice)
     try:
         _check_raw(command, raw)
     except SteadyhandError as refused:
@@ -98,7 +103,8 @@ async def execute(
             request_id=request_id,
             progress=progress,
             cli_cwd=cli_cwd,
-            execute=lambda name, step: execute(runtime, name, step, cli_cwd=cli_cwd),
+            execute=lambda name, step: execute(runtime, name, step, cli_cwd=cli_cwd, notice=notice),
+            notice=notice,
         )
         await _before_run(call, command, params, raw, timeout_ms)
         try:
@@ -157,6 +163,18 @@ def _masked(runtime: Runtime, progress: Progress | None) -> Progress | None:
 
     async def masked(done: int, total: int | None, message: str) -> None:
         await send(done, total, mask_text(message))
+
+    return masked
+
+
+def _masked_notice(notice: Notice | None) -> Notice | None:
+    """Notices with no value of a named secret in them, as the reply."""
+    if notice is None:
+        return None
+    send = notice
+
+    async def masked(message: str) -> None:
+        await send(mask_text(message))
 
     return masked
 

@@ -351,6 +351,12 @@ class ProgressLine:
         self.stream.flush()
 
 
+def notice_line(text: str) -> None:
+    """A notice (the approval the call waits on) on stderr at once, terminal or pipe."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
 class StreamLines:
     """A streaming command's notes (`desktop watch`'s events), printed on stdout as they
     come, one line each: the JSON itself with --json, else readable text."""
@@ -412,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                 params,
                 autostart=command["autostart"],
                 on_progress=streamed or (ProgressLine(sys.stderr) if sys.stderr.isatty() else None),
+                on_notice=notice_line,
                 cli_cwd=working_dir(),
                 warm=command.get("in_browser", True),
             )

@@ -132,8 +132,8 @@ async def run(
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": name}
         message["cli_cwd"] = call.cwd  # its relative paths start there (files_policy.py)
         message["params"] = json.loads(json.dumps(request))
-        if call.tty:
-            message["progress"] = True
+        # Progress to a terminal; the notices (an approval waited on) to any stderr.
+        message["progress" if call.tty else "notices"] = True
         answer = await handle(runtime, message, notify)
     except SteadyhandError as exc:
         return report(exc, as_json)

@@ -256,7 +256,8 @@ def encode_request(
         + ("true" if tty else "false")
         + "}"
     )
-    progress = ',"progress":true' if tty else ""
+    # Progress notes to a terminal; notices (an approval waited on) to any stderr.
+    progress = ',"progress":true' if tty else ',"notices":true'
     return (
         '{"jsonrpc":"2.0","id":1,"method":"' + METHOD + '","params":' + params + progress + "}\n"
     ).encode()
@@ -299,7 +300,12 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: boo
             if message.get("method") == "cli.wait":
                 method = str(note.get("method"))
                 sock.settimeout(float(note.get("seconds") or FIRST_WAIT_S))
-            elif message.get("method") == "progress" and progress is not None:
+            elif message.get("method") != "progress":
+                continue
+            elif note.get("notice"):  # cli.notice_line
+                sys.stderr.write(str(note.get("message")) + "\n")
+                sys.stderr.flush()
+            elif progress is not None:
                 progress(int(note.get("done") or 0), note.get("total"), str(note.get("message")))
     except (OSError, ValueError) as exc:  # as rpc_client.request reports a lost reply
         if lifecycle and not heard:

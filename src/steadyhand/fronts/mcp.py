@@ -2,6 +2,7 @@
 
     steadyhand mcp                        # stdio (what MCP clients launch)
     steadyhand mcp --http [--port 8765]   # streamable HTTP on loopback, bearer token
+    steadyhand mcp --caps core,tabs       # only these capability groups' tools (caps.py)
 
 Built on the official SDK's low-level server, so tools come straight from the command table
 with our own flat schemas (mcp_tools). Calls go to the daemon (started if needed), or to an
@@ -23,11 +24,14 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from steadyhand import __version__
+from steadyhand.caps import CAPS_HELP, caps_text, select_caps
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.http_security import network_options
 
 if TYPE_CHECKING:
+    from collections.abc import Set
+
     from mcp import types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
@@ -59,18 +63,19 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(backend: Backend, owner: Owner, settings: Settings) -> Server[Any]:
-    """The MCP server: tools from the table, each call run on `backend`."""
+def build_server(backend: Backend, owner: Owner, settings: Settings, caps: Set[str]) -> Server[Any]:
+    """The MCP server: tools from the table (of the capability groups `caps`), each call
+    run on `backend`; a call to a tool of another group is refused."""
     from mcp import types
     from mcp.server.lowlevel import Server
 
     from steadyhand.client import Client
     from steadyhand.fronts.approver import check_mcp
-    from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
+    from steadyhand.fronts.mcp_tools import error_result, notice_to, tool_result, tools
     from steadyhand.fronts.tools import to_command
 
     client = Client(backend)
-    listed = types.ListToolsResult(tools=tools())
+    listed = types.ListToolsResult(tools=tools(caps))
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -81,11 +86,11 @@ def build_server(backend: Backend, owner: Owner, settings: Settings) -> Server[A
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         try:
-            command, args = to_command(params.name, dict(params.arguments or {}))
+            command, args = to_command(params.name, dict(params.arguments or {}), caps)
             check_mcp(settings, command)
             if args.get("session") is None:
                 args["session"] = owner.session_for(ctx)
-            data = await client.call(command, **args)
+            data = await client.call_noticed(command, args, notice_to(ctx))
         except SteadyhandError as exc:
             return error_result(exc)
         except Exception as exc:  # a bug: the model still gets a result, stderr the trace
@@ -111,7 +116,7 @@ def build_server(backend: Backend, owner: Owner, settings: Settings) -> Server[A
 class Front:
     """What one `steadyhand mcp` process serves with: where calls run, the sessions it owns."""
 
-    def __init__(self, settings: Settings, local: bool, per_process: bool) -> None:
+    def __init__(self, settings: Settings, local: bool, per_process: bool, caps: Set[str]) -> None:
         from steadyhand.client import DaemonBackend, LocalBackend
         from steadyhand.fronts.mcp_sessions import Owner
 
@@ -123,7 +128,7 @@ class Front:
             # Closing a session of a daemon that is gone is done already: never start one.
             self.closer = DaemonBackend(settings, autostart=False)
         self.owner = Owner(self.closer, per_process)
-        self.server = build_server(self.backend, self.owner, settings)
+        self.server = build_server(self.backend, self.owner, settings, caps)
 
     async def aclose(self) -> None:
         await self.owner.aclose()
@@ -131,23 +136,26 @@ class Front:
         await self.closer.aclose()
 
 
-def serve_stdio(settings: Settings, local: bool) -> None:
+def serve_stdio(settings: Settings, local: bool, caps: Set[str]) -> None:
     """Serve stdio: the handshake and tool list answered at once when a server of this
-    build answered them before (mcp_stdio), the rest by the SDK once it has loaded."""
+    build (and these capability groups) answered them before (mcp_stdio), the rest by the
+    SDK once it has loaded."""
     from steadyhand.fronts import mcp_stdio
 
-    start = mcp_stdio.QuickStart(settings, SERVER_MODULES)
+    start = mcp_stdio.QuickStart(settings, SERVER_MODULES, variant=caps_text(caps))
     replay = start.answer_until_handover()
     if replay is None:
         return  # the client left before the SDK was needed
     start.wait_loaded()
-    asyncio.run(serve_sdk_stdio(settings, local, start.lines(replay), start.wire()))
+    asyncio.run(serve_sdk_stdio(settings, local, caps, start.lines(replay), start.wire()))
 
 
-async def serve_sdk_stdio(settings: Settings, local: bool, lines: Lines, wire: Wire) -> None:
+async def serve_sdk_stdio(
+    settings: Settings, local: bool, caps: Set[str], lines: Lines, wire: Wire
+) -> None:
     from mcp.server.stdio import stdio_server
 
-    front = Front(settings, local, per_process=True)
+    front = Front(settings, local, per_process=True, caps=caps)
     server = front.server
 
     async def terminate(signum: int) -> None:
@@ -174,7 +182,7 @@ async def serve_sdk_stdio(settings: Settings, local: bool, lines: Lines, wire: W
 
 
 async def serve_http(
-    settings: Settings, host: str, port: int, allow_remote: bool, local: bool
+    settings: Settings, host: str, port: int, allow_remote: bool, local: bool, *, caps: Set[str]
 ) -> None:
     import uvicorn
 
@@ -185,7 +193,7 @@ async def serve_http(
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
     sock = listen(host, port)
-    front = Front(settings, local, per_process=False)
+    front = Front(settings, local, per_process=False, caps=caps)
     prefer_handshake(front.server)
     app = front.server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, max_request_body_size=settings.http_max_body_bytes
@@ -233,6 +241,7 @@ def parser() -> argparse.ArgumentParser:
     )
     out.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     network_options(out, when="--http")
+    out.add_argument("--caps", metavar="GROUP,...", help=CAPS_HELP)
     out.add_argument("-v", "--verbose", action="store_true", help="log more (to stderr)")
     return out
 
@@ -245,14 +254,16 @@ def main(argv: list[str]) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     try:
+        caps = select_caps(args.caps)
+        log.info("offering the tools of: %s", caps_text(caps))
         settings = Settings.load()
         if args.http:
             host = args.host or settings.http_host
             port = settings.http_port if args.port is None else args.port
             allow_remote = args.allow_remote or settings.http_allow_remote
-            asyncio.run(serve_http(settings, host, port, allow_remote, args.local))
+            asyncio.run(serve_http(settings, host, port, allow_remote, args.local, caps=caps))
         else:
-            serve_stdio(settings, args.local)
+            serve_stdio(settings, args.local, caps)
     except SteadyhandError as exc:
         from steadyhand.fronts.agent_text import error_text
 

@@ -45,8 +45,11 @@ KEPT = 16  # replies kept: a few clients, each on a protocol version or two
 DEPENDENCIES = ("mcp", "mcp_types", "pydantic", "pydantic_core")
 
 
-def request_key(method: str, params: Any) -> str:
-    return json.dumps([method, params], sort_keys=True, separators=(",", ":"))
+def request_key(method: str, params: Any, variant: str = "") -> str:
+    """A request's key in the cache: its method and params, and what else the reply
+    depends on in this server (`variant`: the capability groups it offers)."""
+    key = [method, params, variant] if variant else [method, params]
+    return json.dumps(key, sort_keys=True, separators=(",", ":"))
 
 
 def build_stamp() -> str:
@@ -128,7 +131,8 @@ def claim(fd: int, diversion: int) -> int:
 class QuickStart:
     """The first moments of a stdio server: the SDK loading, known requests answered."""
 
-    def __init__(self, settings: Settings, modules: Iterable[str]) -> None:
+    def __init__(self, settings: Settings, modules: Iterable[str], variant: str = "") -> None:
+        self.variant = variant
         try:
             wire_in = claim(0, os.open(os.devnull, os.O_RDONLY))
             wire_out = claim(1, os.dup(2))
@@ -193,7 +197,7 @@ class QuickStart:
                 return [*replay, line]
             if method == "tools/list" and not handshake:
                 return [*replay, line]  # (the handshake-less protocol: the SDK's)
-            key = request_key(method, message.get("params"))
+            key = request_key(method, message.get("params"), self.variant)
             result = self.cache.get(key)
             if result is None:  # the SDK answers, and its reply is kept
                 self.expect[message["id"]] = key
@@ -227,7 +231,8 @@ class QuickStart:
             return
         message = parse(line)
         if message and message.get("method") in CACHED_METHODS and "id" in message:
-            self.expect[message["id"]] = request_key(message["method"], message.get("params"))
+            key = request_key(message["method"], message.get("params"), self.variant)
+            self.expect[message["id"]] = key
 
     def wire(self) -> Wire:
         return Wire(self)

@@ -7,17 +7,23 @@ a snapshot or `text` block under a one-line header, other results as JSON) plus 
 as structuredContent, which MCP clients check against the output schema; a result that
 points at a PNG (a screenshot) carries the image too. A failure is a tool result with
 isError, never a protocol error: `error [code]: message` and a hint the model can act on.
+While a call waits (an approval), the client is told at once (`notice_to`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import logging
+import warnings
+from collections.abc import Awaitable, Callable, Mapping, Set
 from pathlib import Path
 from typing import Any
 
 from mcp import types
+from mcp.server.context import ServerRequestContext
 
+from steadyhand.caps import ALL
 from steadyhand.commands import Command
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import SteadyhandError
@@ -26,6 +32,7 @@ from steadyhand.fronts.openapi import result_schema
 from steadyhand.fronts.schema import params_schema
 from steadyhand.fronts.tools import agent_commands
 
+log = logging.getLogger("steadyhand.mcp")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SESSION_DOC = (
     "session to act in. Default: this MCP connection's own session (mcp-<hex>), made on "
@@ -40,9 +47,9 @@ MORE_DOC = {
 }
 
 
-def tools() -> list[types.Tool]:
-    """Every command offered to agents, as an MCP tool."""
-    return [tool(command) for command in agent_commands()]
+def tools(caps: Set[str] | None = None) -> list[types.Tool]:
+    """Every command offered to agents (of these capability groups), as an MCP tool."""
+    return [tool(command) for command in agent_commands(ALL if caps is None else caps)]
 
 
 def tool(command: Command) -> types.Tool:
@@ -105,3 +112,26 @@ async def png_of(data: Any) -> bytes | None:
     except OSError:  # the daemon may write where this process cannot read: the path stays
         return None
     return image if image.startswith(PNG_MAGIC) else None
+
+
+def notice_to(ctx: ServerRequestContext[Any, Any]) -> Callable[[str], Awaitable[None]]:
+    """Where a call's notices go (the approval it waits on, and how to decide it): its
+    progress when the client sent a progressToken, else a log message of level `notice`
+    (which a client on protocol 2026-07-28 receives only if its request asked for logs)."""
+    meta = (ctx.params or {}).get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+
+    async def notice(text: str) -> None:
+        try:
+            if token is not None:
+                await ctx.session.report_progress(0, None, text)
+                return
+            with warnings.catch_warnings():  # deprecated in 2026-07-28, still the only way
+                warnings.simplefilter("ignore")
+                await ctx.session.send_log_message(
+                    "notice", text, logger="steadyhand", related_request_id=ctx.request_id
+                )
+        except Exception:  # the client went: the call still gets its decision
+            log.warning("could not send a notice: %s", text, exc_info=True)
+
+    return notice

@@ -11,7 +11,10 @@ at the first failure.
 
 Progress: a request with `"progress": true` (beside `params`) may be answered by
 notifications `{"method": "progress", "params": {"id", "done", "total", "message"}}` on
-the same connection before its reply, while long work (a big report) goes on.
+the same connection before its reply, while long work (a big report) goes on. Such a
+request, or one with `"notices": true`, is also sent notices, progress notes that say
+`"notice": true` (no done/total): one line the caller should show at once, e.g. the
+approval a gated call waits on and how to decide it.
 """
 
 from __future__ import annotations
@@ -141,14 +144,23 @@ async def handle_request(
     params = message.get("params")
     if params is not None and not isinstance(params, dict):
         return _error(request_id, INVALID_REQUEST, "params must be an object")
-    progress = None
-    if notify is not None and message.get("progress") is True and "id" in message:
+    progress = notice = None
+    if notify is not None and "id" in message:
         send = notify
 
-        async def progress(done: int, total: int | None, text: str) -> None:
-            note = {"id": request_id, "done": done, "total": total, "message": text}
+        async def note(params: dict[str, Any]) -> None:
             with contextlib.suppress(ConnectionError):
-                await send({"jsonrpc": "2.0", "method": "progress", "params": note})
+                await send({"jsonrpc": "2.0", "method": "progress", "params": params})
+
+        if message.get("progress") is True:
+
+            async def progress(done: int, total: int | None, text: str) -> None:
+                await note({"id": request_id, "done": done, "total": total, "message": text})
+
+        if message.get("progress") is True or message.get("notices") is True:
+
+            async def notice(text: str) -> None:
+                await note({"id": request_id, "message": text, "notice": True})
 
     try:
         if message["method"] == cli_host.METHOD:  # the CLI's fast path: argv in, output out
@@ -159,7 +171,7 @@ async def handle_request(
             if peer is not None:  # the socket's (None: in-process, the caller's own)
                 check_peer(runtime.settings, message["method"], peer)
             cwd = cli_cwd(message)
-            result = await execute(runtime, message["method"], params, progress, cwd)
+            result = await execute(runtime, message["method"], params, progress, cwd, notice=notice)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
     except SteadyhandError as exc:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_rpc_error()}

@@ -6,6 +6,9 @@ Two shapes, both from COMMANDS:
   `action: "act"` takes a `request` object whose `kind` names an acting command;
 - granular tools, one per command (`snapshot`, `click`, `tab_new`, ...).
 
+Both offer the capability groups asked for (steadyhand/caps.py: `--caps core,tabs`), by
+default every group but `desktop` when this process sees no desktop.
+
 Schemas use no `anyOf`/`oneOf` (several providers reject them). `dispatch(call)` runs a
 tool call as OpenAI, Anthropic or Gemini sends it and returns the tool-result message
 that provider expects, so an agent loop needs a few lines:
@@ -20,13 +23,15 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass
 from typing import Any
 
+from steadyhand.caps import ALL, CAPS_HELP, caps_text, select_caps
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.commands.batch import BATCH, step_command
 from steadyhand.commands.table import tool_name
-from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.agent_text import error_text, result_text
 from steadyhand.fronts.schema import params_schema
 
@@ -56,18 +61,26 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-def agent_commands() -> list[Command]:
-    return [c for c in COMMANDS.values() if c.for_agents]
+Caps = str | Iterable[str] | None  # groups: "core,tabs", a list, or None (the default)
 
 
-def granular_tools() -> list[ToolSpec]:
-    return [ToolSpec(tool_name(c.name), c.doc, params_schema(c)) for c in agent_commands()]
+def agent_commands(caps: Caps = ALL) -> list[Command]:
+    """The commands offered to agents, of these capability groups (default: every group)."""
+    chosen = select_caps(caps)
+    return [c for c in COMMANDS.values() if c.for_agents and c.caps in chosen]
 
 
-def flat_tool() -> ToolSpec:
-    """One `browser` tool: every non-acting command an `action`, acting ones `act` kinds."""
-    acting = [c for c in agent_commands() if c.acts]
-    others = [c for c in agent_commands() if not c.acts]
+def granular_tools(caps: Caps = None) -> list[ToolSpec]:
+    """One tool per command of these groups (None: the default groups)."""
+    return [ToolSpec(tool_name(c.name), c.doc, params_schema(c)) for c in agent_commands(caps)]
+
+
+def flat_tool(caps: Caps = None) -> ToolSpec:
+    """One `browser` tool: every non-acting command of these groups an `action`, acting
+    ones `act` kinds (None: the default groups)."""
+    offered = agent_commands(caps)
+    acting = [c for c in offered if c.acts]
+    others = [c for c in offered if not c.acts]
     request = _merged(acting)
     request["properties"] = {
         "kind": {
@@ -120,8 +133,10 @@ def _merged(commands: Iterable[Command]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
-def tool_schemas(fmt: str = "openai", style: str = "all") -> list[dict[str, Any]]:
-    """The tools in one provider's format."""
+def tool_schemas(
+    fmt: str = "openai", style: str = "all", caps: Caps = None
+) -> list[dict[str, Any]]:
+    """The tools in one provider's format, of these capability groups (None: the default)."""
     if fmt not in FORMATS:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, f"unknown format {fmt!r}", f"one of {', '.join(FORMATS)}"
@@ -130,8 +145,9 @@ def tool_schemas(fmt: str = "openai", style: str = "all") -> list[dict[str, Any]
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, f"unknown style {style!r}", f"one of {', '.join(STYLES)}"
         )
-    specs = ([flat_tool()] if style in ("flat", "all") else []) + (
-        granular_tools() if style in ("granular", "all") else []
+    chosen = select_caps(caps)
+    specs = ([flat_tool(chosen)] if style in ("flat", "all") else []) + (
+        granular_tools(chosen) if style in ("granular", "all") else []
     )
     return [_in_format(spec, fmt) for spec in specs]
 
@@ -242,8 +258,12 @@ def _args(arguments: Any) -> dict[str, Any]:
     return dict(arguments)
 
 
-def to_command(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(command, params) for a tool call to the flat tool or a granular one."""
+def to_command(
+    name: str, arguments: dict[str, Any], caps: Set[str] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """(command, params) for a tool call to the flat tool or a granular one. `caps`: the
+    capability groups offered; a call outside them is refused (None: none is)."""
+    offered = agent_commands(ALL if caps is None else caps)
     if name == FLAT_NAME:
         args = dict(arguments)
         action = args.pop("action", None)
@@ -258,7 +278,7 @@ def to_command(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any
             request = dict(request)
             command = str(request.pop("kind"))
             args = request | args
-            allowed = {c.name for c in agent_commands() if c.acts}
+            acts = True
         else:
             if request is not None:
                 raise SteadyhandError(
@@ -267,13 +287,12 @@ def to_command(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any
                     "put the command's params beside `action`",
                 )
             command = str(action)
-            allowed = {c.name for c in agent_commands() if not c.acts}
-        if command not in allowed:
+            acts = False
+        if command not in {c.name for c in agent_commands() if c.acts == acts}:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
-                f"{command!r} is not a{' kind' if action == ACT else 'n action'} of the "
-                "browser tool",
-                "one of: " + ", ".join(sorted(allowed)),
+                f"{command!r} is not a{' kind' if acts else 'n action'} of the browser tool",
+                "one of: " + ", ".join(sorted(c.name for c in offered if c.acts == acts)),
             )
     else:
         by_tool = {tool_name(c.name): c.name for c in agent_commands()}
@@ -281,10 +300,40 @@ def to_command(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any
             raise SteadyhandError(
                 ErrorCode.UNKNOWN_COMMAND,
                 f"no tool named {name!r}",
-                "tools: " + ", ".join(sorted(by_tool)),
+                "tools: " + ", ".join(sorted(tool_name(c.name) for c in offered)),
             )
         command, args = by_tool[name], dict(arguments)
+    if caps is not None and COMMANDS[command].caps not in caps:
+        raise not_offered(command, name, caps)
+    if caps is not None and command == BATCH:
+        _steps_offered(args.get("steps"), caps)
     return command, _maps_from_strings(COMMANDS[command], args)
+
+
+def _steps_offered(steps: Any, caps: Set[str]) -> None:
+    """A batch runs only what the front offers: a step of a group that is off is refused
+    like a call to its tool (steps the batch cannot run at all, it refuses itself)."""
+    for step in steps if isinstance(steps, list) else []:
+        named = step.get("command") if isinstance(step, dict) else None
+        try:
+            spec = step_command(str(named))
+        except SteadyhandError:
+            continue
+        if spec.caps not in caps:
+            raise not_offered(spec.name, f"batch step {named}", caps)
+
+
+def not_offered(command: str, tool: str, caps: Set[str]) -> SteadyhandError:
+    """A call to a command of a capability group this front does not offer."""
+    group = COMMANDS[command].caps
+    what = f"{tool!r}" if tool != FLAT_NAME else f"{command!r} (browser tool)"
+    return SteadyhandError(
+        ErrorCode.UNKNOWN_COMMAND,
+        f"{what} is not offered here: its capability group {group!r} is off "
+        f"(on: {caps_text(caps)})",
+        f"use the tools listed; to offer it, start the server with --caps "
+        f"{caps_text(caps | {group})}",
+    )
 
 
 def _maps_from_strings(command: Command, args: dict[str, Any]) -> dict[str, Any]:
@@ -395,9 +444,15 @@ def main(argv: list[str]) -> int:
         default="all",
         help="flat: one `browser` tool; granular: one tool per command; all: both",
     )
+    parser.add_argument("--caps", metavar="GROUP,...", help=CAPS_HELP)
     args = parser.parse_args(argv)
     try:
-        sys.stdout.write(json.dumps(tool_schemas(args.format, args.style), indent=2) + "\n")
+        schemas = tool_schemas(args.format, args.style, args.caps)
+    except SteadyhandError as exc:
+        sys.stderr.write(error_text(exc) + "\n")
+        return exit_code_for(exc.code)
+    try:
+        sys.stdout.write(json.dumps(schemas, indent=2) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `| head`: the reader has all it wanted
         sys.stdout = None  # no flush of a closed pipe at exit
