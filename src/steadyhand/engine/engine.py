@@ -655,10 +655,11 @@ class Engine:
         session = await self.pool.acquire(name, profile, state, wait_ms=self.pool.wait_ms)
         net = state.get("network") or {}
         try:
-            await session.net.load_routes(net)  # before the tabs load: they meet the mocks
+            unrouted = await session.net.load_routes(net)  # first: the tabs meet the mocks
             restored, lost = await restore_tabs(
                 session, state, RESTORE_TAB_TIMEOUT_MS, with_local=profile is None
             )
+            lost += unrouted
             if net.get("offline"):  # after: offline, no tab would load again
                 await session.net.set_offline(True)
                 session.net.unsaved = False

@@ -33,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.nav_policy import Refusal
 from steadyhand.engine.nav_proxy import NavProxy
+from steadyhand.errors import first_line
 
 log = logging.getLogger("steadyhand.routes")
 
@@ -149,11 +150,17 @@ class NetControl:
         routes = {"routes": [r.saved() for r in self.rules.values()]} if self.rules else {}
         return routes | ({"offline": True} if self.offline else {})
 
-    async def load_routes(self, saved: dict[str, Any]) -> None:
-        """Route again what a checkpoint kept (before its tabs load, so they meet them)."""
+    async def load_routes(self, saved: dict[str, Any]) -> list[str]:
+        """Route again what a checkpoint kept (before its tabs load, so they meet them);
+        what could not be, described."""
+        lost = []
         for item in saved.get("routes", []):
-            await self.add(Rule.from_saved(item))
+            try:
+                await self.add(Rule.from_saved(item))
+            except (PlaywrightError, KeyError, TypeError, ValueError) as exc:
+                lost.append(f"route {item.get('pattern', '?')}: {first_line(exc)}")
         self.unsaved = False
+        return lost
 
     # ------------------------------------------------------------------ answering
 
