@@ -2,7 +2,7 @@
 `route` answers the page's fetch itself (a mock, a status, a file) or fails it, `unroute`
 gives the API back, `offline` takes the browser off the network; `network` marks what a
 route answered; new tabs, a suspend and a crash keep all of it; the navigation policy
-still wins over a mock; bad input is refused and the session goes on.
+and the approval gate still win over a mock; bad input is refused and the session goes on.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 
 from steadyhand.engine.chromium import owned_processes
 from tests.conftest import Daemon, wait_until
+from tests.integration.test_approvals import in_background, pending_for, start
 
 pytestmark = pytest.mark.integration
 
@@ -279,7 +280,7 @@ def test_the_navigation_policy_wins_over_a_mock(daemon: Daemon, app: str) -> Non
     """A session that blocks localhost gets no mocked answer from it; one that does not
     gets it from the other origin (CORS answered, a preflighted POST too)."""
     other = app.replace("127.0.0.1", "localhost")
-    page = f"{app}/app?api={urllib.parse.quote(other + '/api/user')}"
+    page = f"{app}/app?api={urllib.parse.quote(other + '/api/user', safe='')}"
     mock = {"pattern": "**/api/user", "fulfill": '{"name": "Mock"}'}
 
     daemon.call("open", url=page, session="strict", block_hosts="localhost")
@@ -334,3 +335,36 @@ def test_unroute_of_an_unknown_pattern_and_a_bad_offline(daemon: Daemon, app: st
     assert error.code == "bad_request"
     assert [r["pattern"] for r in daemon.call("routes", session=s)["routes"]] == ["**/api/user"]
     assert daemon.fail("routes", session="never-opened").code == "unknown_session"
+
+
+def test_a_mock_of_an_approval_domain_waits_for_a_person(
+    tmp_path_factory: pytest.TempPathFactory, app: str
+) -> None:
+    """A mocked answer from an approval_domains host is held as a connection there would be:
+    denied, the fetch fails; approved, the mock answers (and is not asked for again)."""
+    d = start(tmp_path_factory, approval_domains="localhost", approval_timeout_s=60)
+    try:
+        s = "gated"
+        other = app.replace("127.0.0.1", "localhost")
+        d.call("route", pattern="**/api/user", fulfill='{"name": "Mock"}', session=s)
+        d.call(
+            "open",
+            url=f"{app}/app?api={urllib.parse.quote(other + '/api/user', safe='')}",
+            session=s,
+        )
+        pending = pending_for(d, s, "navigation")
+        assert pending["target"] == "localhost"
+        assert d.cli("deny", pending["id"]).rc == 0
+        d.call("wait", text="fetch failed", session=s)
+        blocked = d.call("policy", session=s)["blocked"]
+        assert [b["rule"] for b in blocked] == ["approval"]
+        assert d.call("routes", session=s)["routes"][0]["hits"] == 0
+
+        loading = in_background(d, "evaluate", expression="load()", session=s)
+        pending = pending_for(d, s, "navigation")
+        assert d.cli("approve", pending["id"]).rc == 0
+        assert loading.result(timeout=60)["value"] == "200 application/json: Mock online=true"
+        assert load(d, s) == "200 application/json: Mock online=true"
+        assert d.call("routes", session=s)["routes"][0]["hits"] == 2
+    finally:
+        d.stop()
