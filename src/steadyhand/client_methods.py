@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         Suspended,
     )
     from steadyhand.commands.navigation import PolicyResult
+    from steadyhand.commands.network_control import RoutesResult
     from steadyhand.commands.observe import MetricsResult, TraceResult, TraceSaved, TraceStarted
     from steadyhand.commands.page_actions import ResizeResult, ScrollResult, WaitResult
     from steadyhand.commands.page_logs import ConsoleResult, NetworkResult
@@ -736,6 +737,45 @@ class AsyncCommands:
             timeout: str | None = ...,
         ) -> PolicyResult:
             """Show the navigation policy of a session (or the daemon's) and what it refused."""
+
+        async def route(
+            self,
+            *,
+            pattern: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            block: bool = ...,
+            fulfill: str | None = ...,
+            status: int | None = ...,
+            content_type: str | None = ...,
+        ) -> RoutesResult:
+            """Answer requests whose URL matches a glob: --block them, or --fulfill with a body."""
+
+        async def unroute(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            pattern: str | None = ...,
+        ) -> RoutesResult:
+            """Remove a route (or every route): its requests go to the network again."""
+
+        async def routes(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> RoutesResult:
+            """The session's routes (with how many requests each answered) and offline mode."""
+
+        async def offline(
+            self,
+            *,
+            state: Literal["on", "off"],
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> RoutesResult:
+            """Take the session's browser offline (every tab's requests fail) or back online."""
 
         async def trace(
             self,
@@ -1730,6 +1770,45 @@ class SyncCommands:
             timeout: str | None = ...,
         ) -> PolicyResult:
             """Show the navigation policy of a session (or the daemon's) and what it refused."""
+
+        def route(
+            self,
+            *,
+            pattern: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            block: bool = ...,
+            fulfill: str | None = ...,
+            status: int | None = ...,
+            content_type: str | None = ...,
+        ) -> RoutesResult:
+            """Answer requests whose URL matches a glob: --block them, or --fulfill with a body."""
+
+        def unroute(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            pattern: str | None = ...,
+        ) -> RoutesResult:
+            """Remove a route (or every route): its requests go to the network again."""
+
+        def routes(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> RoutesResult:
+            """The session's routes (with how many requests each answered) and offline mode."""
+
+        def offline(
+            self,
+            *,
+            state: Literal["on", "off"],
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> RoutesResult:
+            """Take the session's browser offline (every tab's requests fail) or back online."""
 
         def trace(
             self,

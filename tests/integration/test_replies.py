@@ -282,6 +282,39 @@ def test_page_reading_replies(daemon: Daemon, site: str) -> None:
     t.matches("reading")
 
 
+def test_network_control_replies(daemon: Daemon, site: str) -> None:
+    """Routes answer the page's fetch (a mock, a file, a block), `network` marks them,
+    offline mode, and refused input."""
+    t, s = Transcript(daemon, site), "mocks"
+    body = daemon.settings.artifacts_dir / "user.json"
+    body.parent.mkdir(parents=True, exist_ok=True)
+    body.write_text('{"name": "From a file"}')
+    t("route", "**/api/user.json", "--fulfill", '{"name": "Mock"}', "--session", s)
+    t("open", f"{site}/api.html", "--session", s)
+    t("evaluate", "load()", "--session", s)
+    t("route", "**/api/user.json", "--fulfill", str(body), "--status", "201", "--session", s)
+    t("route", "**/api/*.txt", "--block", "--session", s)
+    t("evaluate", "load()", "--session", s)
+    t("routes", "--session", s)
+    t("network", "--session", s)
+    t("unroute", "**/api/user.json", "--session", s)
+    t("route", "**/api/*", "--block", "--session", s)
+    t("evaluate", "load()", "--session", s)
+    t("network", "--failed", "--session", s)
+    t("unroute", "--session", s)
+    t("offline", "on", "--session", s)
+    t("evaluate", "load()", "--session", s)
+    t("offline", "off", "--session", s)
+    t("evaluate", "load()", "--session", s)
+    t("route", "/api/user.json", "--block", "--session", s, rc=2)
+    t("route", "**/api/user.json", "--session", s, rc=2)
+    t("route", "**/api/user.json", "--fulfill", '{"name": ', "--session", s, rc=2)
+    t("route", "**/api/user.json", "--fulfill", "missing.json", "--session", s, rc=2)
+    t("route", "**/api/user.json", "--block", "--status", "404", "--session", s, rc=2)
+    t("unroute", "**/nothing", "--session", s, rc=2)
+    t.matches("network_control")
+
+
 def test_error_replies(daemon: Daemon, site: str) -> None:
     """Bad input and refused calls: stderr says what and how to go on; the exit code its
     class."""

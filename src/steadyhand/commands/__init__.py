@@ -18,6 +18,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     handover,
     lifecycle,
     navigation,
+    network_control,
     observe,
     page_actions,
     page_logs,

@@ -14,6 +14,8 @@ from steadyhand.engine.page_log import LEVELS, ConsoleEntry, NetworkEntry
 from steadyhand.redact import redact_url
 
 Level = Literal["error", "warning", "info", "log", "debug"]
+RouteMark = Literal["mocked", "blocked"]
+ROUTE_MARKS: dict[str | None, RouteMark] = {"mocked": "mocked", "blocked": "blocked"}
 
 
 def _when(seconds: float) -> str:
@@ -102,6 +104,11 @@ class NetworkRequest(Result):
     failure: str | None = Field(None, description="why it failed, when it did without a response")
     duration_ms: float | None = Field(None, description="null: still in flight")
     time: str
+    route: RouteMark | None = Field(
+        None,
+        description="a session's `route` answered it (left out when none did)",
+        exclude_if=lambda value: value is None,
+    )
 
 
 class NetworkResult(PageResult):
@@ -120,11 +127,16 @@ def _network_request(entry: NetworkEntry) -> NetworkRequest:
         failure=entry.failure,
         duration_ms=entry.duration_ms,
         time=_when(entry.time),
+        route=ROUTE_MARKS.get(entry.route),
     )
 
 
 def _request_line(r: NetworkRequest) -> str:
     outcome = str(r.status) if r.status is not None else r.failure or "pending"
+    if r.route == "blocked":
+        outcome = "blocked by route"
+    elif r.route == "mocked":
+        outcome += " mocked"
     took = f" {r.duration_ms:.0f}ms" if r.duration_ms is not None else ""
     return f"{r.method} {r.url} -> {outcome}{took} ({r.resource_type})"
 

@@ -530,6 +530,7 @@ class Engine:
             log.warning("checkpoint of %s (%s) failed: %r", session.name, reason, exc)
             return None
         saved = await asyncio.to_thread(self.store.save_checkpoint, session.name, reason, state)
+        session.net.unsaved = False
         session.checkpointed_urls = session.urls()
         session.actions_since_checkpoint = 0
         return saved
@@ -542,6 +543,8 @@ class Engine:
         every = self.settings.checkpoint_every
         if session.urls() != session.checkpointed_urls:
             await self.checkpoint(session, "navigation")
+        elif session.net.unsaved:  # a recovery must not lose routes or offline mode
+            await self.checkpoint(session, "network control")
         elif every > 0 and session.actions_since_checkpoint >= every:
             await self.checkpoint(session, f"{every} actions")
 
@@ -650,10 +653,16 @@ class Engine:
                 state["lost_endpoint"] = previous.browser_name
         was = state.get("browser") or LOCAL
         session = await self.pool.acquire(name, profile, state, wait_ms=self.pool.wait_ms)
+        net = state.get("network") or {}
         try:
+            unrouted = await session.net.load_routes(net)  # first: the tabs meet the mocks
             restored, lost = await restore_tabs(
                 session, state, RESTORE_TAB_TIMEOUT_MS, with_local=profile is None
             )
+            lost += unrouted
+            if net.get("offline"):  # after: offline, no tab would load again
+                await session.net.set_offline(True)
+                session.net.unsaved = False
         except Exception:
             await self._release(session)
             raise

@@ -87,6 +87,11 @@ class NavProxy:
         for task in list(self._tasks):
             task.cancel()
 
+    def note_refusal(self, host: str, refusal: Refusal, what: str) -> None:
+        """Remember (and log) a refusal: `policy` and the next result list it."""
+        self.refusals.append(Blocked(time.monotonic(), host, refusal))
+        log.warning("blocked %s %s (%s: %s)", what, host, refusal.rule, refusal.subject)
+
     def refused_since(self, since: float) -> list[Blocked]:
         return [b for b in self.refusals if b.at >= since]
 
@@ -129,8 +134,7 @@ class NavProxy:
             why = await self.gate(host)
             refusal = None if why is None else Refusal("approval", f"{host}: {why}")
         if refusal is not None:
-            self.refusals.append(Blocked(time.monotonic(), host, refusal))
-            log.warning("blocked %s:%s (%s: %s)", host, port, refusal.rule, refusal.subject)
+            self.note_refusal(host, refusal, f"connection to port {port} of")
             await _answer(writer, 403, f"blocked by steadyhand: rule {refusal.rule}")
             return
         upstream = await _connect(addresses, port)

@@ -12,6 +12,7 @@ import contextlib
 import re
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from time import monotonic
 
@@ -57,6 +58,7 @@ class NetworkEntry:
     status: int | None = None
     failure: str | None = None
     duration_ms: float | None = None  # request sent -> finished or failed, seen from here
+    route: str | None = None  # "mocked" or "blocked" when a session's route answered it
     started: float = field(default_factory=monotonic, repr=False)
 
     @property
@@ -78,6 +80,8 @@ class PageLog:
         self.console_dropped = 0
         self.network_dropped = 0
         self._pending: dict[Request, NetworkEntry] = {}
+        # The requests a route of the session answered, and how (engine/net_control.py).
+        self.marks: Mapping[Request, str] = {}
         self._ended = asyncio.Event()  # set whenever a request ends
 
     def add_console(self, entry: ConsoleEntry) -> None:
@@ -164,12 +168,14 @@ class PageLog:
         entry = self._pending.get(response.request)
         if entry is not None:
             entry.status = response.status
+            entry.route = self.marks.get(response.request)
 
     def on_request_finished(self, request: Request) -> None:
         self._ended.set()
         entry = self._pending.pop(request, None)
         if entry is not None:
             entry.duration_ms = round((time.monotonic() - entry.started) * 1000, 1)
+            entry.route = self.marks.get(request)
 
     def on_request_failed(self, request: Request) -> None:
         self._ended.set()
@@ -177,6 +183,7 @@ class PageLog:
         if entry is not None:
             entry.failure = request.failure or "failed"
             entry.duration_ms = round((time.monotonic() - entry.started) * 1000, 1)
+            entry.route = self.marks.get(request)
 
 
 def attach_page_log(log: PageLog, page: Page) -> None:

@@ -18,6 +18,7 @@ from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.nav_proxy import NavProxy
+from steadyhand.engine.net_control import NetControl
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -73,6 +74,8 @@ class Session:
         # session's navigation policy (none for an attached application's browser).
         self.proxy = proxy
         self.own_rules = own_rules or {}  # the session's tightening, kept in checkpoints
+        # Routes (mocked or blocked requests) and offline mode, for every tab; checkpointed.
+        self.net = NetControl(context, proxy)
         if proxy is not None:  # a crashed context's too
             context.on("close", lambda _ctx: asyncio.ensure_future(proxy.close()))
         self.profile = profile  # a persistent profile's name; None for a throwaway context
@@ -125,6 +128,7 @@ class Session:
         if number.isdigit():
             self.next_tab = max(self.next_tab, int(number) + 1)
         self.tabs[tab.id] = tab
+        tab.log.marks = self.net.marks
         attach_page_log(tab.log, page)
         page.on("close", lambda _page: self.forget(tab.id))
         page.on("crash", lambda _page: self.on_crash(tab.id) if self.on_crash else None)
