@@ -342,6 +342,26 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     t.matches("sessions")
 
 
+def test_emulation_replies(fresh_daemon: Daemon, site: str) -> None:
+    """A session opened as a phone in Paris, changed live, listed; what is refused. Its own
+    daemon: the listing shows its sessions only."""
+    t, page = Transcript(fresh_daemon, site), f"{site}/emulation.html"
+    t("daemon", "start")
+    where = ("--locale", "fr-FR", "--timezone", "Europe/Paris", "--geolocation", "48.8584,2.2945")
+    t("open", page, "--session", "phone", "--device", "iPhone 13", *where, "--color-scheme", "dark")
+    t("emulate", "--session", "phone")
+    t("emulate", "--color-scheme", "light", "--viewport", "390x500", "--session", "phone")
+    t("emulate", "--geolocation", "off", "--session", "phone")
+    t("sessions")
+    t("open", page, "--session", "phone", "--locale", "de-DE", rc=2)
+    t("open", page, "--session", "phone", "--color-scheme", "dark", rc=2)
+    t("open", page, "--session", "other", "--device", "iPhone 31", rc=2)
+    t("open", page, "--session", "other", "--timezone", "Europe/Pari", rc=2)
+    t("open", page, "--session", "other", "--geolocation", "91,0", rc=2)
+    t("emulate", "--viewport", "wide", "--session", "phone", rc=2)
+    t.matches("emulation")
+
+
 def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     """The approval gate: a gated click waits for `approve`, another is denied, and an
     agent asks on its own; then a person takes the session over and hands it back."""

@@ -1,9 +1,9 @@
 """A session's restorable state: read it from a live context, put it back into a new one.
 
 The state is what survives a browser restart: the URL of every tab (with its id), cookies,
-localStorage per origin, each tab's sessionStorage for the origin it shows, and the
-viewport. It is not the page's memory: form input, scroll positions and script state are
-lost, and a restore says so.
+localStorage per origin, each tab's sessionStorage for the origin it shows, the
+viewport, and what the session emulates (engine/emulation.py). It is not the page's
+memory: form input, scroll positions and script state are lost, and a restore says so.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ async def capture(session: Session, viewport: dict[str, int]) -> dict[str, Any]:
             "viewport": viewport,
         }
         | ({"nav": session.own_rules} if session.own_rules else {})
+        | ({"emulation": session.emulation} if session.emulation else {})
         | ({"browser": session.browser_name} if session.browser_name != "local" else {})
     )
 
