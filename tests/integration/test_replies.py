@@ -46,7 +46,7 @@ VARIES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b\d+(?:\.\d+)? s in the actions shown"), "<n> s in the actions shown"),
     (re.compile(r"\b(bytes|size_bytes)([:=] ?)\d+"), r"\1\2<n>"),
     (re.compile(r"\(\d+ bytes\)"), "(<n> bytes)"),
-    (re.compile(r"^(pid|uptime|seconds): [\d.]+( s)?$", re.M), r"\1: <n>\2"),
+    (re.compile(r"^(pid|uptime|seconds|held): [\d.]+( s)?$", re.M), r"\1: <n>\2"),
     (re.compile(r"^version: \S+$", re.M), "version: <version>"),
     (re.compile(r"^chromium: (\S+) [\d.]+$", re.M), r"chromium: \1 <version>"),
 ]
