@@ -51,7 +51,7 @@ def test_geolocation_is_lat_lon_and_an_optional_accuracy() -> None:
 def test_viewport_is_width_x_height() -> None:
     assert parse_viewport("390x844") == {"width": 390, "height": 844}
     assert parse_viewport(" 800 X 600 ") == {"width": 800, "height": 600}
-    for bad in ("wide", "0x600", "800x", "99999x10", "-1x5"):
+    for bad in ("wide", "0x600", "800x", "99999x10", "-1x5", "99x600", "10001x600"):
         with pytest.raises(SteadyhandError):
             parse_viewport(bad)
 
@@ -63,6 +63,7 @@ def test_unknown_devices_and_timezones_are_refused_naming_the_closest() -> None:
     refused({"locale": "fr_FR!"})
     refused({"color_scheme": "sepia"})
     refused({"user_agent": ""})
+    refused({"user_agent": "Mine/1\nX-Evil: 1"})  # Chromium refuses it at the first page
     check(
         {"device": "Pixel 7", "timezone": "Asia/Tokyo", "locale": "ja-JP", "color_scheme": "dark"},
         DEVICES,

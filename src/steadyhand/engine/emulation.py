@@ -43,7 +43,7 @@ FLAGS = {
     "color_scheme": "--color-scheme",
 }
 LOCALE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
-MAX_SIZE = 10_000  # pixels, either side of a viewport
+VIEWPORT_MIN, VIEWPORT_MAX = 100, 10_000  # CSS pixels, either side (`resize` too)
 
 
 def bad(message: str, hint: str) -> SteadyhandError:
@@ -86,8 +86,12 @@ def check(spec: Mapping[str, Any], devices: Mapping[str, Any]) -> None:
     scheme = spec.get("color_scheme")
     if scheme is not None and scheme not in COLOR_SCHEMES:
         raise bad(f"--color-scheme: {scheme!r}", f"one of {', '.join(COLOR_SCHEMES)}")
-    if spec.get("user_agent") == "":
-        raise bad("--user-agent is empty", "give the user agent string, or leave it out")
+    agent = spec.get("user_agent")
+    if agent is not None and (not agent or any(c < " " or c == "\x7f" for c in agent)):
+        raise bad(
+            f"--user-agent: {agent!r} is empty or holds control characters (newlines)",
+            "give the user agent as one line, or leave it out",
+        )
 
 
 def parse_geolocation(text: str) -> dict[str, float]:
@@ -111,8 +115,11 @@ def parse_viewport(text: str) -> dict[str, int]:
     """`WIDTHxHEIGHT` in CSS pixels."""
     match = re.fullmatch(r"\s*(\d{1,5})\s*[xX]\s*(\d{1,5})\s*", text)
     size = [int(match[1]), int(match[2])] if match else []
-    if not size or not all(0 < n <= MAX_SIZE for n in size):
-        raise bad(f"--viewport: {text!r} is not WIDTHxHEIGHT", "CSS pixels, e.g. 390x844")
+    if not size or not all(VIEWPORT_MIN <= n <= VIEWPORT_MAX for n in size):
+        raise bad(
+            f"--viewport: {text!r} is not WIDTHxHEIGHT",
+            f"CSS pixels from {VIEWPORT_MIN} to {VIEWPORT_MAX}, e.g. 390x844",
+        )
     return {"width": size[0], "height": size[1]}
 
 

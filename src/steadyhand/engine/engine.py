@@ -340,7 +340,7 @@ class Engine:
             profile=profile,
             proxy=proxy,
             own_rules=own_rules,
-            emulation=emulation,
+            emulation=dict(emulation),  # `emulate` changes it: not the state it came from
         )
         session.browser_name = LOCAL if endpoint is None else endpoint.name
         root = self.settings.artifacts_dir
