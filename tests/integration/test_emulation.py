@@ -1,14 +1,18 @@
 """Emulation: `open --device/--user-agent/--locale/--timezone/--geolocation/--color-scheme`
 and `emulate` on a live session, read back by a page (tests/fixtures/site/emulation.html)
 that prints what the browser tells it; kept in checkpoints across a daemon restart, on
-throwaway contexts and persistent profiles alike. Real Chromium, pages on 127.0.0.1."""
+throwaway contexts, persistent profiles and a browser endpoint alike. Real Chromium, pages
+on 127.0.0.1."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from steadyhand import rpc_client
 from tests.conftest import Daemon
+from tests.integration.test_endpoints import cdp_chromium
 
 pytestmark = pytest.mark.integration
 
@@ -173,3 +177,25 @@ def test_emulation_comes_back_after_a_daemon_restart(fresh_daemon: Daemon, site:
     listed = {s["name"]: s for s in d.call("sessions")["sessions"]}
     emulates = "iPhone 13, ja-JP, Asia/Tokyo, geo 35.6762,139.6503 ±10 m, dark"
     assert listed["back"]["emulation"] == emulates
+
+
+def test_a_session_on_a_browser_endpoint_emulates_too(
+    daemon: Daemon, site: str, tmp_path: Path
+) -> None:
+    server = cdp_chromium(tmp_path / "endpoint-profile")
+    try:
+        daemon.call(
+            "open",
+            session="remote",
+            url=f"{site}/{PAGE}",
+            cdp=server.url,
+            device="Pixel 7",
+            locale="pt-BR",
+            geolocation="-23.55,-46.63",
+        )
+        page = shown(daemon, "remote")
+        assert page["width"] == "412" and page["lang"] == "pt-BR", page
+        assert page["geo"] == "-23.55,-46.63 ±0" and "Pixel 7" in page["ua"]
+        daemon.call("close", session="remote")
+    finally:
+        server.kill()
