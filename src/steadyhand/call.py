@@ -267,6 +267,7 @@ class Call:
         profile: str | None = None,
         rules: dict[str, Any] | None = None,
         browser: str | None = None,
+        emulation: dict[str, Any] | None = None,
     ) -> Session:
         """The command's session; a recovery it went through since is reported once.
 
@@ -275,7 +276,12 @@ class Call:
         """
         await self.restore_suspended()
         session = await self.engine.session(
-            self.session_name, create=create, profile=profile, rules=rules, browser=browser
+            self.session_name,
+            create=create,
+            profile=profile,
+            rules=rules,
+            browser=browser,
+            emulation=emulation,
         )
         self.session_used = session
         if session.recovered is not None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         WindowsResult,
     )
     from steadyhand.commands.dialogs import DialogResult
+    from steadyhand.commands.emulation import Emulated
     from steadyhand.commands.evaluate import EvaluateResult
     from steadyhand.commands.extension import Detached, ExtensionStatus, Paired
     from steadyhand.commands.extract import ExtractResult
@@ -528,6 +529,17 @@ class AsyncCommands:
         ) -> DialogResult:
             """Answer the dialog that stops a tab; the action it interrupted then completes."""
 
+        async def emulate(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            color_scheme: Literal["light", "dark", "no-preference"] | None = ...,
+            geolocation: str | None = ...,
+            viewport: str | None = ...,
+        ) -> Emulated:
+            """Change a live session's colour scheme, geolocation or viewport; none: show them."""
+
         async def evaluate(
             self,
             *,
@@ -690,6 +702,12 @@ class AsyncCommands:
             block_hosts: str | None = ...,
             browser: str | None = ...,
             cdp: str | None = ...,
+            device: str | None = ...,
+            user_agent: str | None = ...,
+            locale: str | None = ...,
+            timezone: str | None = ...,
+            geolocation: str | None = ...,
+            color_scheme: Literal["light", "dark", "no-preference"] | None = ...,
         ) -> NavigationResult:
             """Open a URL in a new tab (starting the session if needed)."""
 
@@ -1569,6 +1587,17 @@ class SyncCommands:
         ) -> DialogResult:
             """Answer the dialog that stops a tab; the action it interrupted then completes."""
 
+        def emulate(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            color_scheme: Literal["light", "dark", "no-preference"] | None = ...,
+            geolocation: str | None = ...,
+            viewport: str | None = ...,
+        ) -> Emulated:
+            """Change a live session's colour scheme, geolocation or viewport; none: show them."""
+
         def evaluate(
             self,
             *,
@@ -1723,6 +1752,12 @@ class SyncCommands:
             block_hosts: str | None = ...,
             browser: str | None = ...,
             cdp: str | None = ...,
+            device: str | None = ...,
+            user_agent: str | None = ...,
+            locale: str | None = ...,
+            timezone: str | None = ...,
+            geolocation: str | None = ...,
+            color_scheme: Literal["light", "dark", "no-preference"] | None = ...,
         ) -> NavigationResult:
             """Open a URL in a new tab (starting the session if needed)."""
 

@@ -46,7 +46,7 @@ VARIES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b\d+(?:\.\d+)? s in the actions shown"), "<n> s in the actions shown"),
     (re.compile(r"\b(bytes|size_bytes)([:=] ?)\d+"), r"\1\2<n>"),
     (re.compile(r"\(\d+ bytes\)"), "(<n> bytes)"),
-    (re.compile(r"^(pid|uptime|seconds): [\d.]+( s)?$", re.M), r"\1: <n>\2"),
+    (re.compile(r"^(pid|uptime|seconds|held): [\d.]+( s)?$", re.M), r"\1: <n>\2"),
     (re.compile(r"^version: \S+$", re.M), "version: <version>"),
     (re.compile(r"^chromium: (\S+) [\d.]+$", re.M), r"chromium: \1 <version>"),
 ]
@@ -408,6 +408,26 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     t.note("the next command starts the daemon again; beta, suspended by the stop, comes back")
     t("snapshot", "-i", "--session", "beta")
     t.matches("sessions")
+
+
+def test_emulation_replies(fresh_daemon: Daemon, site: str) -> None:
+    """A session opened as a phone in Paris, changed live, listed; what is refused. Its own
+    daemon: the listing shows its sessions only."""
+    t, page = Transcript(fresh_daemon, site), f"{site}/emulation.html"
+    t("daemon", "start")
+    where = ("--locale", "fr-FR", "--timezone", "Europe/Paris", "--geolocation", "48.8584,2.2945")
+    t("open", page, "--session", "phone", "--device", "iPhone 13", *where, "--color-scheme", "dark")
+    t("emulate", "--session", "phone")
+    t("emulate", "--color-scheme", "light", "--viewport", "390x500", "--session", "phone")
+    t("emulate", "--geolocation", "off", "--session", "phone")
+    t("sessions")
+    t("open", page, "--session", "phone", "--locale", "de-DE", rc=2)
+    t("open", page, "--session", "phone", "--color-scheme", "dark", rc=2)
+    t("open", page, "--session", "other", "--device", "iPhone 31", rc=2)
+    t("open", page, "--session", "other", "--timezone", "Europe/Pari", rc=2)
+    t("open", page, "--session", "other", "--geolocation", "91,0", rc=2)
+    t("emulate", "--viewport", "wide", "--session", "phone", rc=2)
+    t.matches("emulation")
 
 
 def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:

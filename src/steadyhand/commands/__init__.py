@@ -11,6 +11,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     desktop_events,
     desktop_windows,
     dialogs,
+    emulation,
     evaluate,
     extension,
     extract,

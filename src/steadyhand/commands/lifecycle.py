@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.engine.emulation import describe
 from steadyhand.store.open import daemon_owner, shown_owner
 from steadyhand.version import __version__
 
@@ -103,6 +104,9 @@ class SessionInfo(Result):
     browser: str | None = Field(
         None, description="the browser endpoint (name or URL) it runs on; none: local Chromium"
     )
+    emulation: str | None = Field(
+        None, description="what a live session emulates: device, locale, timezone, geo, scheme"
+    )
     tabs: list[TabInfo]
     created_at: float | None
     last_action: LastAction | None
@@ -162,6 +166,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
                 browser=session.browser_name
                 if session and session.browser_name != "local"
                 else None,
+                emulation=describe(session.emulation) or None if session else None,
                 tabs=await tab_infos(session) if session else [],
                 created_at=session.created_at if session else row.created_at if row else None,
                 last_action=None

@@ -12,6 +12,7 @@ from steadyhand.acting.results import NavigationResult, navigation_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
 from steadyhand.engine import playwright_errors
+from steadyhand.engine.emulation import given as emulation_given
 from steadyhand.engine.endpoints import cdp_url
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import url_refusal
@@ -46,6 +47,20 @@ class OpenParams(Params):
         description="a session this starts runs on the Chromium with this DevTools endpoint "
         "(a port of this machine, HOST:PORT or a URL)",
     )
+    device: str | None = Field(
+        None, description="a session this starts emulates this device: 'iPhone 13', 'Pixel 7'..."
+    )
+    user_agent: str | None = Field(None, description="a session this starts sends this user agent")
+    locale: str | None = Field(None, description="a session this starts has this locale (fr-FR)")
+    timezone: str | None = Field(
+        None, description="a session this starts is in this IANA timezone (Europe/Paris)"
+    )
+    geolocation: str | None = Field(
+        None, description="a session this starts is at LAT,LON[,ACCURACY] (permission granted)"
+    )
+    color_scheme: Literal["light", "dark", "no-preference"] | None = Field(
+        None, description="a session this starts prefers this colour scheme"
+    )
 
     def place(self) -> str | None:
         """--browser, or --cdp as the DevTools URL it names."""
@@ -56,6 +71,17 @@ class OpenParams(Params):
                 "give one of them",
             )
         return cdp_url(self.cdp) if self.cdp else self.browser
+
+    def emulation(self) -> dict[str, Any]:
+        """What a session this starts emulates, as given (engine/emulation.py's spec)."""
+        return emulation_given(
+            device=self.device,
+            user_agent=self.user_agent,
+            locale=self.locale,
+            timezone=self.timezone,
+            geolocation=self.geolocation,
+            color_scheme=self.color_scheme,
+        )
 
     def rules(self) -> dict[str, Any]:
         """The session's own navigation rules (on top of the settings'), as given."""
@@ -118,7 +144,11 @@ async def open_(call: Call, params: OpenParams) -> NavigationResult:
     """Open a URL in a new tab (starting the session if needed)."""
     url = normalize_url(params.url)
     session = await call.session(
-        create=True, profile=params.profile, rules=params.rules(), browser=params.place()
+        create=True,
+        profile=params.profile,
+        rules=params.rules(),
+        browser=params.place(),
+        emulation=params.emulation(),
     )
     await refuse_blocked(call, url)
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]

@@ -26,6 +26,7 @@ from steadyhand.actions.conditions import (
 from steadyhand.call import Call
 from steadyhand.commands.act_on_elements import ActParams
 from steadyhand.commands.table import Result, TabParams, command, positional
+from steadyhand.engine.emulation import VIEWPORT_MAX, VIEWPORT_MIN
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -152,8 +153,6 @@ async def scroll(call: Call, params: ScrollParams) -> ScrollResult:
 
 
 # ---------------------------------------------------------------- resize
-
-VIEWPORT_MIN, VIEWPORT_MAX = 100, 10_000
 
 
 class ResizeParams(TabParams):

@@ -2,7 +2,8 @@
 
 The state is what survives a browser restart: the URL of every tab (with its id), cookies,
 localStorage per origin, each tab's sessionStorage for the origin it shows, the viewport,
-and the session's routes and offline mode (`route`, `offline`). It is not the page's
+the session's routes and offline mode (`route`, `offline`) and what it emulates
+(engine/emulation.py). It is not the page's
 memory: form input, scroll positions and script state are lost, and a restore says so.
 """
 
@@ -69,6 +70,7 @@ async def capture(session: Session, viewport: dict[str, int]) -> dict[str, Any]:
         }
         | ({"nav": session.own_rules} if session.own_rules else {})
         | ({"network": net} if (net := session.net.saved()) else {})
+        | ({"emulation": session.emulation} if session.emulation else {})
         | ({"browser": session.browser_name} if session.browser_name != "local" else {})
     )
 

@@ -26,6 +26,15 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.config import Settings
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
+from steadyhand.engine.emulation import (
+    AT_START,
+    FLAGS,
+    check,
+    conflicts,
+    context_options,
+    describe,
+    flag,
+)
 from steadyhand.engine.endpoints import (
     AUTO,
     LOCAL,
@@ -251,7 +260,8 @@ class Engine:
         self, where: str, name: str, profile: str | None, state: dict[str, Any] | None
     ) -> Session:
         """A session at one place. `state`: a checkpoint's; a throwaway context starts with
-        its cookies and storage (a profile keeps its own), both with its viewport."""
+        its cookies and storage (a profile keeps its own), both with its viewport and what
+        it emulates (a new session's state holds only its rules, place and emulation)."""
         endpoint = self.endpoint(where)
         if endpoint is not None and profile is not None:
             raise SteadyhandError(
@@ -260,7 +270,10 @@ class Engine:
                 f"endpoint {endpoint.name!r} cannot use it",
                 "open it with `--browser local`, or without --profile on the endpoint",
             )
-        viewport = (state or {}).get("viewport") or self._viewport()
+        emulation: dict[str, Any] = (state or {}).get("emulation") or {}
+        emulated = context_options(emulation, (await self.playwright()).devices)
+        device_viewport = emulated.pop("viewport", None)
+        viewport = (state or {}).get("viewport") or device_viewport or self._viewport()
         own_rules: dict[str, Any] = (state or {}).get("nav") or {}
         proxy = NavProxy(NavPolicy.from_settings(self.settings).tightened(**own_rules))
         if self.connection_gate is not None:
@@ -284,6 +297,7 @@ class Engine:
                         storage_state=storage_state(state) if state else None,  # type: ignore[arg-type]
                         proxy=route,  # type: ignore[arg-type]
                         accept_downloads=True,
+                        **emulated,
                     )
                 except PlaywrightError as exc:  # a link that died before anyone noticed
                     self.remote.forget(endpoint.name, remote)
@@ -301,11 +315,12 @@ class Engine:
                     viewport=viewport,  # type: ignore[arg-type]
                     storage_state=storage,  # type: ignore[arg-type]
                     proxy=route,  # type: ignore[arg-type]
+                    **emulated,
                 )
             else:
                 self.profiles.lock(profile, name)
                 try:
-                    context = await self._launch_profile(profile, viewport, route)
+                    context = await self._launch_profile(profile, viewport, route, emulated)
                 except BaseException:
                     self.profiles.unlock(profile)
                     raise
@@ -325,6 +340,7 @@ class Engine:
             profile=profile,
             proxy=proxy,
             own_rules=own_rules,
+            emulation=dict(emulation),  # `emulate` changes it: not the state it came from
         )
         session.browser_name = LOCAL if endpoint is None else endpoint.name
         root = self.settings.artifacts_dir
@@ -393,10 +409,15 @@ class Engine:
         return session
 
     async def _launch_profile(
-        self, profile: str, viewport: dict[str, int], proxy: dict[str, str] | None = None
+        self,
+        profile: str,
+        viewport: dict[str, int],
+        proxy: dict[str, str] | None = None,
+        emulated: dict[str, Any] | None = None,
     ) -> BrowserContext:
         """A browser on the profile's user-data dir (`proxy`: a session's; profile export
-        and import load no page from the network, their seed pages are fulfilled)."""
+        and import load no page from the network, their seed pages are fulfilled;
+        `emulated`: a session's emulation as context options)."""
         path = find_chromium(self.settings.chromium)
         self._check_display()
         playwright = await self.playwright()
@@ -408,6 +429,7 @@ class Engine:
                 args=launch_args(self.settings.state_dir),
                 viewport=viewport,  # type: ignore[arg-type]
                 proxy=proxy,  # type: ignore[arg-type]
+                **(emulated or {}),
             )
         except Exception as exc:
             raise _launch_failed(path, exc) from exc
@@ -421,15 +443,21 @@ class Engine:
         profile: str | None = None,
         rules: dict[str, Any] | None = None,
         browser: str | None = None,
+        *,
+        emulation: dict[str, Any] | None = None,
     ) -> Session:
         """The named session; opened on demand when `create`, else `unknown_session`.
 
         `rules`: the navigation policy's tightening for a session this call starts
         (NavPolicy.tightened's arguments); a live session keeps the rules it started with.
         `browser`: where a session this call starts runs (`_places`); a live one stays.
+        `emulation`: what a session this call starts emulates (engine/emulation.py); a live
+        one must emulate the same already.
         """
         if browser is not None:
             self.check_browser(browser)
+        if emulation:
+            check(emulation, (await self.playwright()).devices)
         recovering = self._recovering.get(name)
         if recovering is not None:
             await asyncio.shield(recovering)
@@ -452,6 +480,8 @@ class Engine:
                 "browser is chosen when it starts",
                 f"close it first (`close --session {name}`), or use another session name",
             )
+        if live is not None and emulation:
+            self._check_emulation(live, emulation)
         if live is not None and (profile is None or live.profile == profile):
             return live
         if live is None and name in self._lost and not create:
@@ -471,11 +501,33 @@ class Engine:
                 f"live sessions: {known}; `open URL --session {name}` starts it",
             )
         state = ({"nav": rules} if rules else {}) | ({"browser": browser} if browser else {})
+        state |= {"emulation": emulation} if emulation else {}
         session = await self.pool.acquire(name, profile, state=state or None)
         self._lost.pop(name, None)
         if live is None:  # "" (not NULL): a session on no profile, so restore uses none
             await asyncio.to_thread(self.store.set_session_status, name, "active", profile or "")
         return session
+
+    def _check_emulation(self, live: Session, given: dict[str, Any]) -> None:
+        """`bad_request` unless the live session emulates what `given` asks already."""
+        differ = conflicts(given, live.emulation)
+        if not differ:
+            return
+        flags = ", ".join(FLAGS[k] for k in differ)
+        fixed = [k for k in differ if k in AT_START]
+        hint = (
+            f"a session's {', '.join(FLAGS[k] for k in fixed)} is set when it starts: close "
+            f"it first (`close --session {live.name}`), or open another session name with it"
+            if fixed
+            else f"`emulate {' '.join(flag(k, given[k]) for k in differ)} --session "
+            f"{live.name}` changes it on the live session"
+        )
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"session {live.name!r} runs with another {flags} (it emulates: "
+            f"{describe(live.emulation) or 'nothing'})",
+            hint,
+        )
 
     def _suspended_error(self, name: str) -> SteadyhandError:
         checkpoint = self.store.latest_checkpoint(name)

@@ -67,6 +67,7 @@ class Session:
         attached: str | None = None,
         proxy: NavProxy | None = None,
         own_rules: dict[str, Any] | None = None,
+        emulation: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.context = context
@@ -76,6 +77,12 @@ class Session:
         self.own_rules = own_rules or {}  # the session's tightening, kept in checkpoints
         # Routes (mocked or blocked requests) and offline mode, for every tab; checkpointed.
         self.net = NetControl(context, proxy)
+        # What it emulates (engine/emulation.py's spec), kept in checkpoints.
+        self.emulation: dict[str, Any] = emulation or {}
+        # Changed since the context was made (`emulate`): set on each page it opens too.
+        self.page_media: dict[str, Any] = {}  # emulate_media's arguments
+        self.page_viewport: dict[str, int] | None = None
+        self._fitting: set[asyncio.Future[None]] = set()
         if proxy is not None:  # a crashed context's too
             context.on("close", lambda _ctx: asyncio.ensure_future(proxy.close()))
         self.profile = profile  # a persistent profile's name; None for a throwaway context
@@ -132,7 +139,24 @@ class Session:
         attach_page_log(tab.log, page)
         page.on("close", lambda _page: self.forget(tab.id))
         page.on("crash", lambda _page: self.on_crash(tab.id) if self.on_crash else None)
+        if self.page_media or self.page_viewport:  # a popup: as its opener's session emulates
+            fitting = asyncio.ensure_future(self._fit_quietly(page))
+            self._fitting.add(fitting)  # held until done: a task nobody holds may vanish
+            fitting.add_done_callback(self._fitting.discard)
         return tab
+
+    async def fit(self, page: Page) -> None:
+        """Give a page what `emulate` changed since the context was made."""
+        if self.page_media:
+            await page.emulate_media(**self.page_media)
+        if self.page_viewport:
+            await page.set_viewport_size(self.page_viewport)  # type: ignore[arg-type]
+
+    async def _fit_quietly(self, page: Page) -> None:
+        try:
+            await self.fit(page)
+        except PlaywrightError as exc:  # closed as soon as opened
+            log.info("session %s: emulation of a new page: %s", self.name, exc)
 
     def urls(self) -> dict[str, str]:
         """Each open tab's URL, by tab id."""
@@ -154,6 +178,7 @@ class Session:
     async def new_tab(self) -> Tab:
         page = await new_page(self.context)
         tab = self.adopt(page)
+        await self.fit(page)
         self._current = tab.id
         return tab
 
