@@ -25,12 +25,14 @@ ALL = "all"
 CAPS: dict[str, str] = {
     CORE: "the loop: open/navigate/back/forward/reload, snapshot, find, extract, screenshot, "
     "click, type, fill, press, select, check, hover, drag, scroll, resize, wait, dialog, "
-    "evaluate, secrets, close",
+    "evaluate, secrets, close, batch",
     "tabs": "tabs, tab.new, tab.focus, tab.close",
     "files": "upload, download, pdf",
     "observe": "console, network, trace (and trace.start/stop), report, metrics, policy",
     "storage": "cookies.*, storage.* (localStorage, sessionStorage), profile.*",
-    "sessions": "sessions, session.suspend/restore, daemon.status, extension.status/detach",
+    "network": "route, unroute, routes, offline: mock or block requests, go offline",
+    "sessions": "sessions, session.suspend/restore, emulate, daemon.status, "
+    "extension.status/detach",
     "approvals": "a person in the loop: approvals, request_approval, takeover, handback",
     DESKTOP: "every desktop.* command (native apps over AT-SPI and X)",
 }

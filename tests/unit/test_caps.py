@@ -24,7 +24,8 @@ SIZES = {
     "files": 3,
     "observe": 8,
     "storage": 11,
-    "sessions": 6,
+    "network": 4,
+    "sessions": 7,
     "approvals": 4,
     "desktop": 22,
 }
@@ -34,7 +35,7 @@ DISPLAY = {"DISPLAY": ":5"}
 
 def test_each_group_offers_its_commands() -> None:
     assert Counter(c.caps for c in agent_commands()) == SIZES
-    assert len(agent_commands()) == sum(SIZES.values()) == 85
+    assert len(agent_commands()) == sum(SIZES.values()) == 90
     assert len(granular_tools("core")) == SIZES["core"]
     for group, size in SIZES.items():
         if group != "core":

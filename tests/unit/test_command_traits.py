@@ -71,7 +71,9 @@ GROUPS = {
         "profile.export",
         "profile.import",
     },
+    "network": {"route", "unroute", "routes", "offline"},
     "sessions": {
+        "emulate",
         "sessions",
         "session.suspend",
         "session.restore",

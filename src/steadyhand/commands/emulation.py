@@ -51,7 +51,7 @@ class Emulated(Result):
     viewport: str | None = Field(None, description="the current tab's viewport, WIDTHxHEIGHT")
 
 
-@command("emulate")
+@command("emulate", caps="sessions")
 async def emulate(call: Call, params: EmulateParams) -> Emulated:
     """Change a live session's colour scheme, geolocation or viewport; none: show them."""
     geolocation: dict[str, float] | Literal["off"] | None = None

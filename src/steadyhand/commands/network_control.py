@@ -200,7 +200,7 @@ def _rule(params: RouteParams) -> Rule | None:
     return Rule(params.pattern, block=True) if params.block else None
 
 
-@command("route", creates_session=True)
+@command("route", creates_session=True, caps="network")
 async def route(call: Call, params: RouteParams) -> RoutesResult:
     """Answer requests whose URL matches a glob: --block them, or --fulfill with a body."""
     check_pattern(params.pattern)
@@ -239,7 +239,7 @@ class UnrouteParams(Params):
     )
 
 
-@command("unroute", timeout="short")
+@command("unroute", timeout="short", caps="network")
 async def unroute(call: Call, params: UnrouteParams) -> RoutesResult:
     """Remove a route (or every route): its requests go to the network again."""
     session: Session = await call.session()
@@ -257,7 +257,7 @@ async def unroute(call: Call, params: UnrouteParams) -> RoutesResult:
     return routes_result(net, changed)
 
 
-@command("routes", reads_only=True, timeout="short")
+@command("routes", reads_only=True, timeout="short", caps="network")
 async def routes(call: Call, params: Params) -> RoutesResult:
     """The session's routes (with how many requests each answered) and offline mode."""
     session = await call.session()
@@ -271,7 +271,7 @@ class OfflineParams(Params):
     state: Literal["on", "off"] = positional("on: every request fails; off: back online")
 
 
-@command("offline", creates_session=True)
+@command("offline", creates_session=True, caps="network")
 async def offline(call: Call, params: OfflineParams) -> RoutesResult:
     """Take the session's browser offline (every tab's requests fail) or back online."""
     session = await call.session(create=True)
