@@ -136,7 +136,7 @@ def test_an_unknown_capability_group_stops_the_server(daemon: Daemon) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (
         "error [bad_request]: unknown capability group 'vision'\n"
-        "hint: groups: core, tabs, files, observe, storage, sessions, approvals, desktop "
+        "hint: groups: core, tabs, files, observe, storage, network, sessions, approvals, desktop "
         "(or all); core is always on\n"
     )
 
