@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from steadyhand.commands.page_logs import ConsoleResult, NetworkResult
     from steadyhand.commands.pdf import PdfResult
     from steadyhand.commands.profiles import Deleted, Exported, Imported, Profile, ProfileList
+    from steadyhand.commands.record import RecordStarted, RecordStopped
     from steadyhand.commands.report import ReportResult
     from steadyhand.commands.screenshot import ScreenshotResult
     from steadyhand.commands.secret_names import SecretsResult
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
         StorageChanged,
         StorageItems,
     )
-    from steadyhand.commands.tabs import TabList
+    from steadyhand.commands.tabs import TabClosed, TabList
 
 
 class AsyncCommands:
@@ -616,6 +617,27 @@ class AsyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
+        async def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        async def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
+
         async def daemon_status(
             self,
             *,
@@ -1054,7 +1076,7 @@ class AsyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
-        ) -> TabList:
+        ) -> TabClosed:
             """Close a tab; the most recent remaining tab becomes current."""
 
 
@@ -1608,6 +1630,27 @@ class SyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
+        def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
+
         def daemon_status(
             self,
             *,
@@ -2038,5 +2081,5 @@ class SyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
-        ) -> TabList:
+        ) -> TabClosed:
             """Close a tab; the most recent remaining tab becomes current."""
