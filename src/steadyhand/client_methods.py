@@ -617,27 +617,6 @@ class AsyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
-        async def record_start(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            path: str | os.PathLike[str] | None = ...,
-            fps: int = ...,
-            quality: int = ...,
-        ) -> RecordStarted:
-            """Start recording the tab as a video (its screencast); `record stop` saves it."""
-
-        async def record_stop(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-        ) -> RecordStopped:
-            """Stop the tab's recording and save the video; returns its path, frames and length."""
-
         async def daemon_status(
             self,
             *,
@@ -905,6 +884,27 @@ class AsyncCommands:
             file: str | os.PathLike[str] | None = ...,
         ) -> Imported:
             """Import a storage-state JSON file (cookies, localStorage) into a profile."""
+
+        async def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        async def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
 
         async def report(
             self,
@@ -1630,27 +1630,6 @@ class SyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
-        def record_start(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            path: str | os.PathLike[str] | None = ...,
-            fps: int = ...,
-            quality: int = ...,
-        ) -> RecordStarted:
-            """Start recording the tab as a video (its screencast); `record stop` saves it."""
-
-        def record_stop(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-        ) -> RecordStopped:
-            """Stop the tab's recording and save the video; returns its path, frames and length."""
-
         def daemon_status(
             self,
             *,
@@ -1910,6 +1889,27 @@ class SyncCommands:
             file: str | os.PathLike[str] | None = ...,
         ) -> Imported:
             """Import a storage-state JSON file (cookies, localStorage) into a profile."""
+
+        def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
 
         def report(
             self,

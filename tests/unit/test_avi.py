@@ -10,8 +10,8 @@ import pytest
 
 from steadyhand.observe import avi
 from steadyhand.observe.avi import FixedRateVideo, MjpegAvi, jpeg_size
-from tests.avi_file import read_avi
 from tests.avi_file import jpeg_size as read_jpeg_size
+from tests.avi_file import read_avi
 
 
 def fake_jpeg(tag: bytes, width: int = 64, height: int = 48) -> bytes:

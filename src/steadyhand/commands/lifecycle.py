@@ -10,7 +10,7 @@ from pydantic import Field
 
 from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
-from steadyhand.commands.record import save_recordings
+from steadyhand.commands.recordings import save_recordings
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.store.open import daemon_owner, shown_owner
 from steadyhand.version import __version__

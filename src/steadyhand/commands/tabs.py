@@ -14,7 +14,7 @@ from steadyhand.acting.results import (
 )
 from steadyhand.call import Call
 from steadyhand.commands.navigation import goto, open_tab, refuse_blocked
-from steadyhand.commands.record import save_recordings
+from steadyhand.commands.recordings import save_recordings
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.engine.urls import normalize_url
 
