@@ -16,7 +16,7 @@ import pytest
 
 from steadyhand.snapshot.lookup import find_ref
 from tests.avi_file import Avi, jpeg_size, read_avi
-from tests.conftest import Daemon
+from tests.conftest import Daemon, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -167,6 +167,26 @@ def test_closing_the_tab_or_the_session_saves_a_whole_file(daemon: Daemon, site:
     actions = {a["command"]: a for a in daemon.call("trace", name=s, last=0)["actions"]}
     assert [a["path"] for a in actions["tab.close"]["artifacts"]] == [tab_video]
     assert [a["path"] for a in actions["close"]["artifacts"]] == [session_video]
+
+
+def test_a_tab_the_page_closes_leaves_a_whole_indexed_file(daemon: Daemon, site: str) -> None:
+    s = "rec-self-close"
+    daemon.call("open", session=s, url=f"{site}/record.html")
+    daemon.call("evaluate", session=s, expression="window.popup = window.open('/record.html'); 1")
+    assert wait_until(lambda: "t2" in {t["id"] for t in daemon.call("tabs", session=s)["tabs"]})
+    path = Path(daemon.call("record.start", session=s, tab="t2")["path"])
+    click_through(daemon, s, clicks=1)
+    daemon.call("evaluate", session=s, tab="t1", expression="window.popup.close(); 1")
+    assert wait_until(path.exists)
+    check_video(daemon, path)
+    # No command saved it: `record stop` hands it over all the same, and the report lists it
+    # (its index row belongs to no action).
+    saved = daemon.call("record.stop", session=s, tab="t2")
+    assert saved["path"] == str(path) and saved["frames"] >= 1
+    stop = daemon.call("trace", name=s, last=1)["actions"][0]
+    assert stop["command"] == "record.stop" and stop["artifacts"] == []
+    report = Path(daemon.call("report", name=s)["path"]).read_text()
+    assert report.count(f'href="{path.as_uri()}"') == 1
 
 
 def test_a_daemon_stop_saves_the_recording_and_the_report_links_it(

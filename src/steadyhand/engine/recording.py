@@ -86,7 +86,8 @@ class TabRecording:
         return self._finishing is not None
 
     async def start(self) -> None:
-        """Open the file and start the screencast; returns once the first frame is in."""
+        """Open the file and start the screencast; returns once the first frame is in (or
+        once it is clear none is coming yet: the video then starts with the first)."""
         self._video = await asyncio.to_thread(FixedRateVideo, self.path, self.fps)
         self._writer = asyncio.create_task(self._write())
         try:
@@ -94,7 +95,8 @@ class TabRecording:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._first.wait(), FIRST_FRAME_S)
             if not self._first.is_set():  # a hidden tab sends none: a screenshot starts it
-                await asyncio.wait_for(self._screenshot_frame(), CDP_WAIT_S)
+                with contextlib.suppress(PlaywrightError, TimeoutError):
+                    await asyncio.wait_for(self._screenshot_frame(), CDP_WAIT_S)
         except BaseException:
             await self._abandon()
             raise
@@ -202,6 +204,7 @@ class TabRecording:
             await asyncio.to_thread(video.discard)
             raise OSError(f"the video could not be written: {self._failed}")
         self.saved = await asyncio.to_thread(video.end, end)
+        self._video = None  # its last frame and index: the page may outlive the recording
         if self.orphaned and self.on_orphan is not None:
             try:
                 await self.on_orphan(self, self.saved)
