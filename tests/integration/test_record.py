@@ -10,10 +10,12 @@ from __future__ import annotations
 import shutil
 import stat
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from steadyhand.errors import SteadyhandError
 from steadyhand.snapshot.lookup import find_ref
 from tests.avi_file import Avi, jpeg_size, read_avi
 from tests.conftest import Daemon, wait_until
@@ -147,6 +149,19 @@ def test_one_recording_per_tab_and_stop_names_the_tab(daemon: Daemon, site: str)
     assert wrong.code == "bad_request" and "not recording" in wrong.message
     for saved in (first, second):
         check_video(daemon, Path(saved["path"]), frames=saved["frames"])
+    # Two starts at once on one tab: one records, the other is refused.
+    with ThreadPoolExecutor(2) as pool:
+        tries = list(pool.map(lambda _: started_or_error(daemon, s), range(2)))
+    assert sorted(tries) == ["bad_request", "started"]
+    check_video(daemon, Path(daemon.call("record.stop", session=s)["path"]))
+
+
+def started_or_error(daemon: Daemon, session: str) -> str:
+    try:
+        daemon.call("record.start", session=session, tab="t3")
+    except SteadyhandError as exc:
+        return str(exc.code)
+    return "started"
 
 
 def test_closing_the_tab_or_the_session_saves_a_whole_file(daemon: Daemon, site: str) -> None:

@@ -59,13 +59,7 @@ async def record_start(call: Call, params: RecordStartParams) -> RecordStarted:
     """Start recording the tab as a video (its screencast); `record stop` saves it."""
     tab = await call.tab(params.tab)
     session = await call.session()
-    running = session.recordings.get(tab.id)
-    if running is not None and not running.finished:
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"tab {tab.id} is already recording to {running.path}",
-            f"one recording per tab: `record stop --tab {tab.id}` saves it; then start again",
-        )
+    refuse_a_second(session, tab.id)
     path = await call.output_path(params.path, "record", label=tab.id, ext="avi")
     taken = [r.tab_id for r in session.recordings.values() if r.path == path and not r.finished]
     folder = await asyncio.to_thread(path.is_dir)
@@ -87,22 +81,44 @@ async def record_start(call: Call, params: RecordStartParams) -> RecordStarted:
     recording = TabRecording(
         tab.page, tab.id, path, params.fps, params.quality, on_orphan=index_orphan
     )
+    await begin(session, recording)
+    return RecordStarted(tab=tab.id, path=str(path), fps=params.fps)
+
+
+async def begin(session: Session, recording: TabRecording) -> None:
+    """Start `recording` as its tab's one recording; a start that fails leaves none."""
+    tab_id = recording.tab_id
+    refuse_a_second(session, tab_id)  # a start that ran meanwhile
+    session.recordings[tab_id] = recording  # taken now: a second start is refused
     try:
         await recording.start()
-    except OSError as exc:
+    except BaseException as exc:
+        if session.recordings.get(tab_id) is recording:
+            del session.recordings[tab_id]
+        if isinstance(exc, OSError):
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"cannot write {recording.path}: {exc.strerror or exc}",
+                "give a path in a directory the daemon's user can write",
+            ) from exc
+        if isinstance(exc, TimeoutError):
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"tab {tab_id} did not start its screencast",
+                "the page may be hung; `snapshot` to see it, then try again",
+            ) from exc
+        raise
+
+
+def refuse_a_second(session: Session, tab_id: str) -> None:
+    """One recording per tab: `bad_request` while the tab records."""
+    running = session.recordings.get(tab_id)
+    if running is not None and not running.finished:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
-            f"cannot write {path}: {exc.strerror or exc}",
-            "give a path in a directory the daemon's user can write",
-        ) from exc
-    except TimeoutError as exc:
-        raise SteadyhandError(
-            ErrorCode.TIMEOUT,
-            f"tab {tab.id} did not start its screencast",
-            "the page may be hung; `snapshot` to see it, then try again",
-        ) from exc
-    session.recordings[tab.id] = recording
-    return RecordStarted(tab=tab.id, path=str(path), fps=params.fps)
+            f"tab {tab_id} is already recording to {running.path}",
+            f"one recording per tab: `record stop --tab {tab_id}` saves it; then start again",
+        )
 
 
 class RecordStopParams(TabParams):

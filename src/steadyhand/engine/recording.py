@@ -73,6 +73,7 @@ class TabRecording:
         self._writer: asyncio.Task[None] | None = None
         self._finishing: asyncio.Task[VideoInfo] | None = None
         self._first = asyncio.Event()
+        self._started = asyncio.Event()  # start() is over, well or not
         self._acked_at = 0.0  # monotonic time of the last acknowledgement (or the next one)
         self._unacked: set[int] = set()  # frames whose acknowledgement waits for its turn
         self._frames_seen = 0
@@ -88,9 +89,9 @@ class TabRecording:
     async def start(self) -> None:
         """Open the file and start the screencast; returns once the first frame is in (or
         once it is clear none is coming yet: the video then starts with the first)."""
-        self._video = await asyncio.to_thread(FixedRateVideo, self.path, self.fps)
-        self._writer = asyncio.create_task(self._write())
         try:
+            self._video = await asyncio.to_thread(FixedRateVideo, self.path, self.fps)
+            self._writer = asyncio.create_task(self._write())
             await asyncio.wait_for(self._start_screencast(), CDP_WAIT_S)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._first.wait(), FIRST_FRAME_S)
@@ -100,6 +101,8 @@ class TabRecording:
         except BaseException:
             await self._abandon()
             raise
+        finally:
+            self._started.set()
         self.page.once("close", lambda _page: self.finish_soon())
 
     async def _start_screencast(self) -> None:
@@ -192,6 +195,9 @@ class TabRecording:
         return self._finishing
 
     async def _finish(self) -> VideoInfo:
+        await self._started.wait()
+        if self._video is None:
+            raise OSError("the recording did not start")
         await self._settle()
         end = self.now()
         await self._stop_screencast()
@@ -248,6 +254,7 @@ class TabRecording:
             await self._writer
         if self._video is not None:
             await asyncio.to_thread(self._video.discard)
+            self._video = None
 
 
 def _add(video: FixedRateVideo, data: str, at: float) -> None:
