@@ -61,10 +61,9 @@ class TabRecording:
         self.path = path
         self.fps = fps
         self.quality = quality
-        self.started_at = time.time()
         self.saved: VideoInfo | None = None  # once finished
         # Told of a file no command finished (the tab closed by itself, the session closed
-        # under it): the engine indexes it, as no command's action can.
+        # under it): `record start` indexes it, as no command's action can.
         self.on_orphan = on_orphan
         self.orphaned = False  # finished by a close no command asked for (see on_orphan)
         self._video: FixedRateVideo | None = None
