@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from steadyhand.commands.page_logs import ConsoleResult, NetworkResult
     from steadyhand.commands.pdf import PdfResult
     from steadyhand.commands.profiles import Deleted, Exported, Imported, Profile, ProfileList
+    from steadyhand.commands.record import RecordStarted, RecordStopped
     from steadyhand.commands.report import ReportResult
     from steadyhand.commands.screenshot import ScreenshotResult
     from steadyhand.commands.secret_names import SecretsResult
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
         StorageChanged,
         StorageItems,
     )
-    from steadyhand.commands.tabs import TabList
+    from steadyhand.commands.tabs import TabClosed, TabList
 
 
 class AsyncCommands:
@@ -953,6 +954,27 @@ class AsyncCommands:
         ) -> Imported:
             """Import a storage-state JSON file (cookies, localStorage) into a profile."""
 
+        async def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        async def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
+
         async def report(
             self,
             *,
@@ -1123,7 +1145,7 @@ class AsyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
-        ) -> TabList:
+        ) -> TabClosed:
             """Close a tab; the most recent remaining tab becomes current."""
 
 
@@ -2003,6 +2025,27 @@ class SyncCommands:
         ) -> Imported:
             """Import a storage-state JSON file (cookies, localStorage) into a profile."""
 
+        def record_start(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            fps: int = ...,
+            quality: int = ...,
+        ) -> RecordStarted:
+            """Start recording the tab as a video (its screencast); `record stop` saves it."""
+
+        def record_stop(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+        ) -> RecordStopped:
+            """Stop the tab's recording and save the video; returns its path, frames and length."""
+
         def report(
             self,
             *,
@@ -2173,5 +2216,5 @@ class SyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
-        ) -> TabList:
+        ) -> TabClosed:
             """Close a tab; the most recent remaining tab becomes current."""

@@ -173,7 +173,7 @@ def test_sessions_are_isolated_and_closable(daemon: Daemon, site: str) -> None:
     assert {"iso-a", "iso-b"} <= names
     assert daemon.call("snapshot", session="iso-a")["title"] == "Page A"
     assert daemon.call("snapshot", session="iso-b")["title"] == "Form fixture"
-    assert daemon.call("close", session="iso-a") == {"closed": "iso-a"}
+    assert daemon.call("close", session="iso-a") == {"closed": "iso-a", "videos": []}
     gone = daemon.fail("snapshot", session="iso-a")
     assert gone.code == "unknown_session"
     assert daemon.call("snapshot", session="iso-b")["title"] == "Form fixture"

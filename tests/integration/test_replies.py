@@ -315,6 +315,23 @@ def test_network_control_replies(daemon: Daemon, site: str) -> None:
     t.matches("network_control")
 
 
+def test_record_replies(daemon: Daemon, site: str) -> None:
+    """A tab's recording: started, refused twice, stopped, and saved by a tab's close."""
+    t, s = Transcript(daemon, site), "record"
+    frames = ((r"frames: \d+", "frames: <n>"),)
+    t("open", f"{site}/record.html", "--session", s)
+    t("record", "stop", "--session", s, rc=2)
+    t("record", "start", "--session", s)
+    t("record", "start", "--session", s, rc=2)
+    t("snapshot", "-i", "--session", s)
+    t("click", "e1", "--expect-text", "step 1", "--session", s)
+    t("record", "stop", "--session", s, vary=frames)
+    clip = str(daemon.settings.artifacts_dir / s / "clip.avi")
+    t("record", "start", "--fps", "5", "--quality", "50", "--path", clip, "--session", s)
+    t("tab", "close", "--session", s)
+    t.matches("record")
+
+
 def test_error_replies(daemon: Daemon, site: str) -> None:
     """Bad input and refused calls: stderr says what and how to go on; the exit code its
     class."""

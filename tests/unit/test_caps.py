@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +24,7 @@ SIZES = {
     "core": 27,
     "tabs": 4,
     "files": 3,
-    "observe": 8,
+    "observe": 10,
     "storage": 11,
     "network": 4,
     "sessions": 7,
@@ -35,7 +37,7 @@ DISPLAY = {"DISPLAY": ":5"}
 
 def test_each_group_offers_its_commands() -> None:
     assert Counter(c.caps for c in agent_commands()) == SIZES
-    assert len(agent_commands()) == sum(SIZES.values()) == 90
+    assert len(agent_commands()) == sum(SIZES.values()) == 92
     assert len(granular_tools("core")) == SIZES["core"]
     for group, size in SIZES.items():
         if group != "core":
@@ -136,3 +138,11 @@ def test_the_tools_command_takes_caps(capsys: pytest.CaptureFixture[str]) -> Non
 def test_the_stdio_cache_keeps_a_tool_list_per_selection() -> None:
     assert request_key("tools/list", None) != request_key("tools/list", None, "core")
     assert request_key("tools/list", None, "core") != request_key("tools/list", None, "core,tabs")
+
+
+def test_readme_lists_each_groups_tools() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \| (\d+) \|$", readme, re.M)
+    assert {group: int(n) for group, _, n in rows} == SIZES
+    total, desktop = sum(SIZES.values()), SIZES["desktop"]
+    assert f"i.e. {total - desktop} tools\ninstead of {total}." in readme

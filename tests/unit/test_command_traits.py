@@ -57,6 +57,8 @@ GROUPS = {
         "report",
         "metrics",
         "policy",
+        "record.start",
+        "record.stop",
     },
     "storage": {
         "cookies.get",

@@ -193,6 +193,21 @@ def test_other_files_are_listed_with_their_paths(tmp_path: Path) -> None:
     assert "<b>trace playwright</b> <code>/x/t.zip</code> (9 B) — deleted" in page
 
 
+def test_videos_are_linked_from_the_summary_and_their_action(tmp_path: Path) -> None:
+    made = tmp_path / "a b.avi"
+    made.write_bytes(b"RIFF")
+    video = ArtifactInfo(kind="video", label="t1", path=str(made), bytes=4, exists=True)
+    gone = ArtifactInfo(kind="video", label="t2", path="/x/<gone>.avi", bytes=9, exists=False)
+    page = render(
+        "s", [entry(1, "record.stop", artifacts=[video])], videos=[video, gone, video]
+    ).html
+    link = f'<a href="{html.escape(made.as_uri())}"><code>{html.escape(str(made))}</code></a>'
+    assert page.count(link) == 2  # once in the summary (listed once), once in its action
+    assert "<b>video t2</b> <code>/x/&lt;gone&gt;.avi</code> (9 B) — deleted" in page
+    assert "<h2>Videos</h2>" in page and "VLC" in page
+    assert "<h2>Videos</h2>" not in render("s", [entry(1)]).html
+
+
 def test_the_page_and_its_changes_come_from_the_stored_result() -> None:
     changes = '# 1 changed, 0 added, 0 removed since the last snapshot\n~ paragraph: "done"'
     result = {"url": "http://127.0.0.1/a", "title": "Shop", "changes": changes}

@@ -114,6 +114,16 @@ def test_artifacts_are_indexed_with_their_action(store: Store) -> None:
     assert store.actions("s")[0].artifacts == ("/x/a.png",)
     store.forget_artifacts([rows[0].id])
     assert store.artifacts() == []
+    # A file no action wrote (a recording its tab's own close finished) has no action.
+    store.index_file("s", ArtifactFile("video", "t1", "/x/v.avi", 99))
+    (video,) = store.artifacts("s")
+    assert (video.action_id, video.kind, video.label, video.path, video.bytes) == (
+        None,
+        "video",
+        "t1",
+        "/x/v.avi",
+        99,
+    )
 
 
 def test_approvals_are_added_once_and_settled_once(store: Store) -> None:

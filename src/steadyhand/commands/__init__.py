@@ -25,6 +25,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     page_logs,
     pdf,
     profiles,
+    record,
     report,
     screenshot,
     secret_names,

@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 
 from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
+from steadyhand.commands.recordings import save_recordings
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.engine.emulation import describe
 from steadyhand.store.open import daemon_owner, shown_owner
@@ -191,15 +192,18 @@ def _taken_over(call: Call, name: str) -> TakenOver | None:
 
 class Closed(Result):
     closed: str
+    videos: list[str] = Field(default_factory=list, description="its tabs' recordings, saved")
 
 
 @command("close", destructive=True, needs_session=False)
 async def close(call: Call, params: Params) -> Closed:
     """Close the session for good: its tabs, cookies, storage and checkpoints are gone."""
     await call.claim()
+    live = call.engine.pool.get(call.session_name)
+    videos = [] if live is None else await save_recordings(call, live)
     await call.engine.close_session(call.session_name)
     call.runtime.live.takeovers.forget(call.session_name)
-    return Closed(closed=call.session_name)
+    return Closed(closed=call.session_name, videos=videos)
 
 
 class NameParams(Params):

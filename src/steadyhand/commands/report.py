@@ -11,6 +11,7 @@ from steadyhand.commands.observe import HistoryParams, recorded_actions
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import Result, command, file_path
 from steadyhand.observe.report import render
+from steadyhand.observe.trace import videos
 
 
 class ReportParams(HistoryParams):
@@ -37,6 +38,9 @@ async def report(call: Call, params: ReportParams) -> ReportResult:
     found = await recorded_actions(call, name, params.every_life)
     chosen = found[-params.last :] if params.last else found
     statuses = await asyncio.to_thread(call.runtime.store.sessions)
+    first = chosen[0][0] if chosen else None
+    since = first.at - first.duration_ms / 1000 if first is not None else 0.0
+    recorded = await asyncio.to_thread(videos, call.runtime.store, name, since)
     path = await call.output_path(params.path, "report", label="session", ext="html", folder=name)
     loop = asyncio.get_running_loop()
 
@@ -52,6 +56,7 @@ async def report(call: Call, params: ReportParams) -> ReportResult:
         status=statuses.get(name),
         total=len(found),
         progress=progress if call.progress is not None else None,
+        videos=recorded,
     )
     data = built.html.encode("utf-8")
     await save_private(path, data)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from steadyhand.acting.results import (
     NavigationResult,
     PageResult,
@@ -12,6 +14,7 @@ from steadyhand.acting.results import (
 )
 from steadyhand.call import Call
 from steadyhand.commands.navigation import goto, open_tab, refuse_blocked
+from steadyhand.commands.recordings import save_recordings
 from steadyhand.commands.table import Params, Result, command, positional
 from steadyhand.engine.urls import normalize_url
 
@@ -60,11 +63,16 @@ class TabCloseParams(Params):
     tab: str | None = positional("tab id (default: the current tab)", None)
 
 
+class TabClosed(TabList):
+    videos: list[str] = Field(default_factory=list, description="its recording, saved")
+
+
 @command("tab.close", destructive=True, caps="tabs")
-async def tab_close(call: Call, params: TabCloseParams) -> TabList:
+async def tab_close(call: Call, params: TabCloseParams) -> TabClosed:
     """Close a tab; the most recent remaining tab becomes current."""
     tab = await call.tab(params.tab, dialog_ok=True)
     session = await call.session()
+    videos = await save_recordings(call, session, tab.id)
     await tab.page.close()
     session.forget(tab.id)
-    return TabList(tabs=await tab_infos(session))
+    return TabClosed(tabs=await tab_infos(session), videos=videos)

@@ -21,6 +21,7 @@ from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.net_control import NetControl
 from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
+from steadyhand.engine.recording import TabRecording
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 log = logging.getLogger("steadyhand.session")
@@ -97,6 +98,9 @@ class Session:
         self.tracing_since: float | None = None  # monotonic time `trace start` began
         # Where a trace still recording at close is saved (None: it is dropped).
         self.unsaved_trace_path: Callable[[], Path] | None = None
+        # Tabs' recordings (`record start`), by tab id: running, or finished by a close and
+        # not yet handed to a command (`record stop`, `tab close`, `close` report them).
+        self.recordings: dict[str, TabRecording] = {}
         self.tabs: dict[str, Tab] = {}
         self.next_tab = 1
         self._current: str | None = None
@@ -213,10 +217,26 @@ class Session:
     async def close(self) -> None:
         self.closing = True
         try:
+            await self.finish_recordings()
             await self._close()
         finally:
             if self.proxy is not None:
                 await self.proxy.close()
+
+    async def finish_recordings(self) -> None:
+        """Finish every tab's recording (the session is closing): each file is left whole.
+
+        One that takes longer than RECORDING_FINISH_S goes on finishing behind the close."""
+        running = [r.finish(orphan=True) for r in self.recordings.values()]
+        if not running:
+            return
+        done = asyncio.gather(*running, return_exceptions=True)
+        try:
+            for failed in await asyncio.wait_for(asyncio.shield(done), RECORDING_FINISH_S):
+                if isinstance(failed, BaseException):
+                    log.warning("session %s: a recording could not be saved: %s", self.name, failed)
+        except TimeoutError:
+            log.warning("session %s: its recordings still finish as it closes", self.name)
 
     async def _close(self) -> None:
         if self.attached is not None:
@@ -238,6 +258,9 @@ class Session:
             self.tracing_since = None
         await self.context.close()
 
+
+# How long a closing session waits for its recordings' files before it closes anyway.
+RECORDING_FINISH_S = 3.0
 
 # How often a page being created checks that its browser still runs.
 NEW_PAGE_POLL_S = 0.1

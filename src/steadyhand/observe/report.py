@@ -3,7 +3,8 @@
 `render` turns a session's trace entries (observe/trace.py) into the page: a summary header
 (time span, actions, failures, retries, time spent, the commonest errors) and a timeline with
 one `<li class="action" data-id=ID>` per action — its params, outcome, duration, retries,
-error and hint, the page it was on, what it changed, and its screenshots inline.
+error and hint, the page it was on, what it changed, and its screenshots inline. The
+session's videos (`record`) are linked (`file:` URIs) from the header and their actions.
 
 Self-contained: the CSS and the one small script are inline and screenshots are `data:`
 URIs, so the file can be mailed or archived on its own. Its Content-Security-Policy lets it
@@ -39,6 +40,7 @@ FAILURES_LISTED = 20
 SLOW_MS = 5000
 MIME_BY_MAGIC = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
 SHOT_ORDER = {"before": 0, "after": 1, "failure": 2}
+VIDEO_NOTE = "Motion-JPEG AVI files: they play in VLC, mpv or ffplay, not in a browser."
 
 Progress = Callable[[int, int, str], None]
 
@@ -62,12 +64,14 @@ def render(
     now: float | None = None,
     image_budget: int = INLINE_IMAGE_BYTES,
     progress: Progress | None = None,
+    videos: Sequence[ArtifactInfo] = (),
 ) -> Report:
     """The report of `items` (oldest first) from session `session`.
 
     `results`: each action's stored result by action id (the page it was on, what it
     changed); `total`: how many actions the session ran when `items` are only the last ones;
-    `progress(done, total, message)` is told every PROGRESS_EVERY entries and at the end.
+    `progress(done, total, message)` is told every PROGRESS_EVERY entries and at the end;
+    `videos`: the session's recordings (`record`), linked from the header.
     """
     images = Images(items, image_budget)
     results = results or {}
@@ -102,7 +106,7 @@ def render(
 </head>
 <body>
 <main>
-{summary(session, items, status, total, images)}
+{summary(session, items, status, total, images, videos=videos)}
 <div class="toolbar"><h2>Timeline</h2>
 <label><input type="checkbox" id="only-failed"{" disabled" if not failed else ""}>
 Failures only</label>
@@ -124,8 +128,10 @@ def summary(
     status: str | None,
     total: int | None,
     images: Images,
+    *,
+    videos: Sequence[ArtifactInfo] = (),
 ) -> str:
-    """The header: what the session was, in numbers, and where it went wrong."""
+    """The header: what the session was, in numbers, and where it went wrong; its videos."""
     failed = [e for e in items if not e.ok]
     retries = sum(e.retries for e in items)
     spent_ms = sum(e.duration_ms for e in items)
@@ -167,6 +173,12 @@ def summary(
         if more > 0:
             listed += f"<li>… and {more} more (tick “Failures only” below)</li>"
         facts += f'<div><h2>Failures</h2><ul class="failures">{listed}</ul></div>'
+    if videos:
+        linked = "".join(_file(v) for v in {v.path: v for v in videos}.values())
+        facts += (
+            f'<div class="videos"><h2>Videos</h2><ul class="files">{linked}</ul>'
+            f'<p class="note">{VIDEO_NOTE}</p></div>'
+        )
     strip = "".join(
         f'<a href="#a{e.id}" class="{_strip_class(e)}" '
         f'title="#{e.id} {_esc(e.command)}: {_esc(e.outcome)}"></a>'
@@ -324,7 +336,10 @@ def _file(artifact: ArtifactInfo) -> str:
     what = f"{artifact.kind} {artifact.label}".strip()
     size = f" ({_bytes(artifact.bytes)})" if artifact.bytes else ""
     gone = " — deleted" if not artifact.exists else ""
-    return f"<li><b>{_esc(what)}</b> <code>{_esc(artifact.path)}</code>{size}{gone}</li>"
+    shown = f"<code>{_esc(artifact.path)}</code>"
+    if artifact.kind == "video" and artifact.exists and Path(artifact.path).is_absolute():
+        shown = f'<a href="{_esc(Path(artifact.path).as_uri())}">{shown}</a>'
+    return f"<li><b>{_esc(what)}</b> {shown}{size}{gone}</li>"
 
 
 def _chips(counts: Counter[str], cls: str, most: int | None = None) -> str:

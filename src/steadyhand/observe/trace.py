@@ -18,12 +18,18 @@ from pydantic import BaseModel, Field
 
 from steadyhand.store.base import ActionRow, ArtifactRow, Store
 
-KIND_BY_EXT = {".png": "screenshot", ".pdf": "pdf", ".zip": "trace", ".html": "report"}
+KIND_BY_EXT = {
+    ".png": "screenshot",
+    ".pdf": "pdf",
+    ".zip": "trace",
+    ".html": "report",
+    ".avi": "video",
+}
 NOTE_CHARS = 160
 
 
 class ArtifactInfo(BaseModel):
-    kind: str = Field(description="screenshot, pdf, download, trace or report")
+    kind: str = Field(description="screenshot, pdf, download, trace, report or video")
     label: str = Field(description="e.g. failure, before, after, or a tab id")
     path: str
     bytes: int = Field(description="size when written (0: not indexed)")
@@ -65,6 +71,18 @@ def entries_with_results(
         if artifact.action_id is not None:
             indexed.setdefault(artifact.action_id, []).append(artifact)
     return [(entry(row, indexed.get(row.id, []), navigations), row.result or {}) for row in rows]
+
+
+def videos(store: Store, session: str, since: float = 0.0) -> list[ArtifactInfo]:
+    """The session's recordings (`record`) indexed at or after `since`, oldest first: those
+    an action saved, and those a close saved with no action to hold them."""
+    return [
+        ArtifactInfo(
+            kind=a.kind, label=a.label, path=a.path, bytes=a.bytes, exists=Path(a.path).exists()
+        )
+        for a in store.artifacts(session)
+        if a.kind == "video" and a.ts >= since
+    ]
 
 
 def entry(row: ActionRow, indexed: list[ArtifactRow], navigations: Collection[str]) -> TraceEntry:

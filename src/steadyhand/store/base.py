@@ -74,7 +74,7 @@ class ActionRow:
 class ArtifactFile:
     """A file a command wrote: what it is, and the label in its name."""
 
-    kind: str  # screenshot, pdf, download or trace
+    kind: str  # screenshot, pdf, download, trace or video
     label: str  # e.g. failure, before, after, page, the tab id, or a download's name
     path: str
     bytes: int
@@ -305,6 +305,13 @@ class Store:
                     ],
                 )
         return action_id
+
+    def index_file(self, session: str, file: ArtifactFile) -> None:
+        """Index a file no action wrote (a recording the tab's own close finished)."""
+        self._write(
+            f"INSERT INTO artifacts ({ARTIFACT_INSERT}) VALUES (?,?,?,?,?,?,?)",
+            (session, None, time.time(), file.kind, file.label, file.path, file.bytes),
+        )
 
     def artifacts(self, session: str | None = None) -> list[ArtifactRow]:
         """Indexed files, oldest first, optionally of one session."""
