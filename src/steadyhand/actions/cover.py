@@ -26,14 +26,13 @@ The setting `watchdog_generic_banners` turns the rule off (and `watchdog` with i
 
 from __future__ import annotations
 
-import contextlib
 import time
 
-from playwright.async_api import ElementHandle, JSHandle
+from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.watchdog import HELPERS_JS
+from steadyhand.actions.watchdog import HELPERS_JS, dispose, left_ms
 
 KIND = "banner"  # the `kind` of its entries in an act's `watchdog` list
 MAX_CONTROLS = 8
@@ -170,7 +169,7 @@ async def dismiss_cover(target: ElementHandle, timeout_ms: float) -> dict[str, s
     try:
         props = await found.get_properties()
     except PlaywrightError:
-        await _dispose(found)
+        await dispose(found)
         return None
     try:
         box = props["0"].as_element() if "0" in props else None
@@ -186,13 +185,13 @@ async def dismiss_cover(target: ElementHandle, timeout_ms: float) -> dict[str, s
             return {"kind": KIND, "name": name, "action": action, "label": label}
 
         try:
-            await button.click(timeout=_left(deadline))
+            await button.click(timeout=left_ms(deadline))
         except PlaywrightError:  # covered itself, never stable or enabled, or detached
             return entry("failed")
         try:
             frame = await target.owner_frame()
             if frame is not None:
-                await frame.wait_for_function(GONE_JS, arg=[box, target], timeout=_left(deadline))
+                await frame.wait_for_function(GONE_JS, arg=[box, target], timeout=left_ms(deadline))
         except PlaywrightTimeout:
             return entry("failed")
         except PlaywrightError:
@@ -200,14 +199,4 @@ async def dismiss_cover(target: ElementHandle, timeout_ms: float) -> dict[str, s
         return entry("clicked")
     finally:
         for handle in (found, *props.values()):
-            await _dispose(handle)
-
-
-async def _dispose(handle: JSHandle) -> None:
-    with contextlib.suppress(PlaywrightError):  # the page went away: so did the handle
-        await handle.dispose()
-
-
-def _left(deadline: float) -> float:
-    # Playwright reads 0 as "no timeout": an exhausted budget is one millisecond instead.
-    return max(1.0, (deadline - time.monotonic()) * 1000)
+            await dispose(handle)

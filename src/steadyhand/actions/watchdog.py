@@ -311,13 +311,13 @@ async def _click(page: Page, spec: str, n: int, timeout_ms: float) -> str | None
         if box is None or button is None:
             return None
         try:
-            await button.click(timeout=_left(deadline))
+            await button.click(timeout=left_ms(deadline))
         except PlaywrightError:
             if page.is_closed():
                 raise
             return "failed"  # covered by something else, never stable or enabled, or detached
         try:
-            await page.wait_for_function(GONE_JS, arg=[box, spec], timeout=_left(deadline))
+            await page.wait_for_function(GONE_JS, arg=[box, spec], timeout=left_ms(deadline))
         except PlaywrightTimeout:
             return "failed"
         except PlaywrightError:
@@ -327,14 +327,14 @@ async def _click(page: Page, spec: str, n: int, timeout_ms: float) -> str | None
         return "clicked"
     finally:
         for handle in (found, *props.values()):
-            await _dispose(handle)
+            await dispose(handle)
 
 
-async def _dispose(handle: JSHandle) -> None:
+async def dispose(handle: JSHandle) -> None:
     with contextlib.suppress(PlaywrightError):  # the page went away: so did the handle
         await handle.dispose()
 
 
-def _left(deadline: float) -> float:
+def left_ms(deadline: float) -> float:
     # Playwright reads 0 as "no timeout": an exhausted budget is one millisecond instead.
     return max(1.0, (deadline - time.monotonic()) * 1000)

@@ -37,10 +37,27 @@ log = logging.getLogger("steadyhand.recording")
 
 CDP_WAIT_S = 5.0  # a screencast call slower than this: the tab is stuck or gone
 FIRST_FRAME_S = 2.0  # the screencast's first frame, before a screenshot stands in for it
-FALLBACK_SIZE = {"width": 1280, "height": 800}
 HOLD_EVERY_S = 1.0  # how often a still page's frame is written up to now
 SETTLE_S = 0.2  # at a stop, the frames still coming: done once none came for this long
 SETTLE_MAX_S = 1.0
+
+
+FALLBACK_SIZE = {"width": 1280, "height": 800}
+
+
+async def start_screencast(cdp: CDPSession, page: Page, quality: int) -> None:
+    """Have `cdp` send the tab's frames: JPEG at `quality`, at most its viewport's size
+    (each must be acked, `Page.screencastFrameAck`, for the next to come)."""
+    size = page.viewport_size or FALLBACK_SIZE
+    await cdp.send(
+        "Page.startScreencast",
+        {
+            "format": "jpeg",
+            "quality": quality,
+            "maxWidth": size["width"],
+            "maxHeight": size["height"],
+        },
+    )
 
 
 class TabRecording:
@@ -107,17 +124,8 @@ class TabRecording:
     async def _start_screencast(self) -> None:
         cdp = await self.page.context.new_cdp_session(self.page)
         cdp.on("Page.screencastFrame", self._frame)
-        self._cdp = cdp
-        size = self.page.viewport_size or FALLBACK_SIZE
-        await cdp.send(
-            "Page.startScreencast",
-            {
-                "format": "jpeg",
-                "quality": self.quality,
-                "maxWidth": size["width"],
-                "maxHeight": size["height"],
-            },
-        )
+        self._cdp = cdp  # before the first frame can come
+        await start_screencast(cdp, self.page, self.quality)
 
     async def _screenshot_frame(self) -> None:
         assert self._cdp is not None

@@ -23,6 +23,7 @@ from typing import Any
 from playwright.async_api import CDPSession, Error, Page
 
 from steadyhand.desktop import see
+from steadyhand.engine.recording import start_screencast
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 log = logging.getLogger("steadyhand.live")
@@ -109,16 +110,7 @@ class TabScreen(Screen):
         cdp = await self.page.context.new_cdp_session(self.page)
         cdp.on("Page.screencastFrame", self._frame)
         self._cdp = cdp
-        size = self.page.viewport_size or {"width": 1280, "height": 800}
-        await cdp.send(
-            "Page.startScreencast",
-            {
-                "format": "jpeg",
-                "quality": self.quality,
-                "maxWidth": size["width"],
-                "maxHeight": size["height"],
-            },
-        )
+        await start_screencast(cdp, self.page, self.quality)
 
     async def stop(self) -> None:
         cdp, self._cdp = self._cdp, None
