@@ -149,13 +149,14 @@ def reply_wait_s(settings: Settings, params: dict[str, Any]) -> float:
     keep the refusal out of the daemon's action log; the daemon refuses it, and logs it.
 
     A batch without a timeout of its own (`steps`) runs each step within its deadline, one
-    after another: the wait is theirs added up."""
+    after another, each after its own approval if it needs one: the wait is theirs added
+    up. (A batch's --timeout bounds its steps' approvals too.)"""
     steps = params.get("steps")
+    approval_s = settings.approval_timeout_s
     if params.get("timeout") is None and isinstance(steps, list) and steps:
-        deadline_s = sum(_deadline_s(settings, _params_of(step)) for step in steps)
-    else:
-        deadline_s = _deadline_s(settings, params)
-    return deadline_s + settings.approval_timeout_s + REPLY_GRACE_S
+        each = (_deadline_s(settings, _params_of(step)) + approval_s for step in steps)
+        return sum(each) + REPLY_GRACE_S
+    return _deadline_s(settings, params) + approval_s + REPLY_GRACE_S
 
 
 def _deadline_s(settings: Settings, params: dict[str, Any]) -> float:

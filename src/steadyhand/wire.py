@@ -68,13 +68,19 @@ class Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def positional(description: str, default: Any = ..., sensitive: bool = False) -> Any:
+def positional(
+    description: str, default: Any = ..., sensitive: bool = False, session_alias: bool = False
+) -> Any:
     """A field given on the CLI without a flag, in declaration order.
 
     `sensitive`: it may carry a secret (text typed into a field), so it is redacted from
     the log and the store unless the handler shows it went somewhere harmless.
+    `session_alias`: a session's name, the older form of --session (`trace NAME`): the CLI
+    refuses both given with different names.
     """
     extra: dict[str, JsonValue] = {"positional": True, "sensitive": sensitive}
+    if session_alias:
+        extra["session_alias"] = True
     return Field(default, description=description, json_schema_extra=extra)
 
 

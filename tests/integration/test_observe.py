@@ -119,7 +119,7 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     assert observed.call("trace", session=s)["actions"] == trace["actions"]
     assert observed.call("trace", session=s, name=s)["total"] == trace["total"]
     both = observed.cli("trace", "other", "--session", s)
-    assert both.rc == 2 and "give it once, as --session NAME" in both.err, both.err
+    assert both.rc == 2 and "two sessions named: 'other' and --session" in both.err, both.err
     entries = trace["actions"]
     assert [(e["command"], e["outcome"]) for e in entries] == expected
     assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)

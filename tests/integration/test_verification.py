@@ -56,6 +56,8 @@ def test_click_expectations(daemon: Daemon, page: tuple[str, str]) -> None:
         expect_url="inputs.html",
     )
     assert done["ok"] and done["dom_changed"] is True
+    # The effect came 400 ms later, awaited by the expectations: it is among the changes.
+    assert "Saved" in done["changes"] and "Unsaved changes" in done["changes"], done["changes"]
     err = daemon.fail(
         "click",
         session=s,

@@ -105,5 +105,7 @@ def test_a_client_waits_for_every_step_of_a_batch(tmp_path: object) -> None:
     one = reply_wait_s(settings, {})
     steps = [{"command": "click", "params": {}}] * 3
     three = reply_wait_s(settings, {"steps": steps})
-    assert three - one == pytest.approx(2 * settings.timeout_long_ms / 1000)
+    # Each step may wait for its own approval before its deadline starts.
+    each = settings.timeout_long_ms / 1000 + settings.approval_timeout_s
+    assert three - one == pytest.approx(2 * each)
     assert reply_wait_s(settings, {"steps": steps, "timeout": "long"}) == one

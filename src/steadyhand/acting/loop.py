@@ -45,6 +45,7 @@ from steadyhand.call import Call
 from steadyhand.engine.page_events import Mark
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.page_model import MODEL
@@ -120,6 +121,8 @@ class Act:
         self._mutations_before = 0
         self._unverified = 0
         self._read_after = False  # the page model was read after the action (its counter too)
+        self._before: Capture | None = None  # the page as the action found it...
+        self._read_before = False  # ...once the first read after it has taken it
         self._title_read = False  # ... and its title with it
         self.click_timed_out = False  # a click try timed out: the click may land late
         # The clicked element is (in) a link that opens another tab: asked before the
@@ -355,6 +358,8 @@ class Act:
             await self._expectations(done)
             if done.dom_changed is False and self._expects():
                 done.dom_changed = await self._dom_changed()  # the awaited effect came later
+                if done.dom_changed and done.changes is not None:
+                    done.changes = await self._changes()  # ...and is among the changes
         done.reresolved = self.reresolved
         done.watchdog = self.watchdog
         done.retries = self.retries
@@ -453,9 +458,12 @@ class Act:
         return count > self._mutations_before
 
     async def _changes(self) -> str:
-        """What the action changed, read once the page has settled."""
+        """What the action changed, read once the page has settled (read again after an
+        effect the expectations waited for: against the page before the action still)."""
         tab = self.tab
         state = state_of(tab)
+        if not self._read_before:
+            self._before, self._read_before = state.baseline, True
         try:
             taken = await take(tab, self.call.remaining_ms())
         except (PlaywrightError, SteadyhandError) as exc:
@@ -463,7 +471,7 @@ class Act:
             return f"# the page could not be read after the action: {str(exc).splitlines()[0]}"
         self._read_after = self._title_read = True
         seen: list[Node] = []
-        text = report(state.baseline, taken, View(), seen, counts=False)
+        text = report(self._before, taken, View(), seen, counts=False)
         state.seen(taken)
         state.refs.saw(seen)
         chunk = page(text, 0, self.call.runtime.settings.snapshot_max_chars)

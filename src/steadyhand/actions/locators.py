@@ -25,6 +25,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.actions.watchdog import left_ms
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.candidates import with_refs
@@ -150,7 +151,7 @@ async def resolve_locator(tab: Tab, spec: str, wait_ms: float) -> ElementHandle:
                 if handle is not None:
                     return handle
             if count > 1:
-                raise await _ambiguous(tab, locator, alt, count)
+                raise await _ambiguous(tab, locator, alt, count, wait_ms)
         if time.monotonic() >= deadline:
             raise SteadyhandError(
                 ErrorCode.NOT_FOUND,
@@ -162,15 +163,20 @@ async def resolve_locator(tab: Tab, spec: str, wait_ms: float) -> ElementHandle:
         await asyncio.sleep(POLL_S)
 
 
-async def _ambiguous(tab: Tab, locator: Locator, alt: Alternative, count: int) -> SteadyhandError:
+async def _ambiguous(
+    tab: Tab, locator: Locator, alt: Alternative, count: int, wait_ms: float
+) -> SteadyhandError:
+    # Within the try's budget (at least half a second): naming them must not outlast it.
+    budget_ms = max(500.0, min(CANDIDATES_MS, wait_ms))
+    deadline = time.monotonic() + budget_ms / 1000
     handles: list[ElementHandle] = []
     for i in range(min(count, MAX_CANDIDATES)):
         with suppress(PlaywrightError):
-            handle = await locator.nth(i).element_handle(timeout=1000)
+            handle = await locator.nth(i).element_handle(timeout=left_ms(deadline))
             if handle is not None:
                 handles.append(handle)
     try:
-        candidates = await with_refs(tab, handles, CANDIDATES_MS)
+        candidates = await with_refs(tab, handles, left_ms(deadline))
         if candidates is None:
             candidates = []
             for handle in handles:

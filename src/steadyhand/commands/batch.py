@@ -16,12 +16,19 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    ValidationError,
     model_serializer,
 )
 
 from steadyhand.call import Call
-from steadyhand.commands.table import COMMANDS, Command, Params, Result, command, tool_name
+from steadyhand.commands.table import (
+    COMMANDS,
+    Command,
+    Params,
+    Result,
+    command,
+    tool_name,
+    validated,
+)
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 BATCH = "batch"
@@ -169,7 +176,7 @@ def plan(steps: list[Step], session: str) -> list[tuple[Command, dict[str, Any]]
             spec = step_command(step.command)
             given = {k: v for k, v in step.params.items() if v is not None}  # null: not given
             raw: dict[str, Any] = {"session": session, **given}
-            _check_params(spec, raw)
+            validated(spec, raw)
         except SteadyhandError as exc:
             problems.append(f"step {index}: {exc.message}")
             if exc.hint and exc.hint not in hints:
@@ -222,18 +229,3 @@ def refused(spec: Command) -> str:
     if not spec.for_agents:
         return "it is not offered to agents"
     return ""
-
-
-def _check_params(spec: Command, raw: dict[str, Any]) -> None:
-    try:
-        spec.params.model_validate(raw)
-    except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(p) for p in err['loc']) or 'params'}: {err['msg']}"
-            for err in exc.errors()
-        ]
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"bad params for {spec.name}: " + "; ".join(problems),
-            f"{spec.name} takes: {', '.join(spec.params.model_fields)}",
-        ) from exc

@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from steadyhand.acting.results import TabInfo, tab_infos
 from steadyhand.call import Call
@@ -207,16 +207,9 @@ async def close(call: Call, params: Params) -> Closed:
 
 
 class NameParams(Params):
-    name: str | None = positional("session name: the same as --session (kept as an alias)", None)
-
-    @model_validator(mode="after")
-    def _one_session(self) -> NameParams:
-        if self.name is not None and self.session not in ("default", self.name):
-            raise ValueError(
-                f"two sessions named: {self.name!r} and --session {self.session!r}; "
-                "give it once, as --session NAME"
-            )
-        return self
+    name: str | None = positional(
+        "session name: the same as --session (kept as an alias)", None, session_alias=True
+    )
 
 
 class Suspended(Result):

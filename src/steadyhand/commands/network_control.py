@@ -215,7 +215,7 @@ async def route(call: Call, params: RouteParams) -> RoutesResult:
             content_type=content_type,
             source=source,
         )
-    session = await call.session(create=True)
+    session = _own(await call.session(create=True))
     net = session.net
     if net.body_bytes(but=params.pattern) + len(rule.body) > TOTAL_LIMIT:
         raise _bad(
@@ -228,6 +228,18 @@ async def route(call: Call, params: RouteParams) -> RoutesResult:
         raise _bad(f"the pattern {params.pattern!r} was refused: {first_line(exc)}", USAGE) from exc
     verb = "replaced" if replaced else "added"
     return routes_result(net, f"{verb} route {params.pattern}")
+
+
+def _own(session: Session) -> Session:
+    """The session, unless it is attached to a running application: its requests are the
+    application's (and no navigation policy watches them), not steadyhand's to answer."""
+    if session.attached is not None:
+        raise _bad(
+            f"session {session.name!r} is attached to a running application: its requests "
+            "are not steadyhand's to answer",
+            "route requests in a session of your own (`open URL --session NAME`)",
+        )
+    return session
 
 
 # ---------------------------------------------------------------- unroute, routes
@@ -274,6 +286,6 @@ class OfflineParams(Params):
 @command("offline", creates_session=True, caps="network")
 async def offline(call: Call, params: OfflineParams) -> RoutesResult:
     """Take the session's browser offline (every tab's requests fail) or back online."""
-    session = await call.session(create=True)
+    session = _own(await call.session(create=True))
     await session.net.set_offline(params.state == "on")
     return routes_result(session.net, f"offline {params.state}")

@@ -13,8 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
+from pydantic import ValidationError
+
 from steadyhand.call import Call
 from steadyhand.caps import CAPS, CORE
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.wire import (  # the models and markers every command is declared with
     Params,
     Result,
@@ -89,6 +92,25 @@ class Command:
     # Its capability group (steadyhand/caps.py): agents are offered the groups their front
     # was started with (`mcp --caps core,tabs`). A new command is "core" until it says.
     caps: str = CORE
+
+
+def validated(command: Command, raw: dict[str, Any]) -> Params:
+    """The command's params from `raw`; `bad_request` naming each problem (a model's own
+    check in its own words, without pydantic's prefix) and the params it takes."""
+    try:
+        return command.params.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            said = err.get("ctx", {}).get("error") if err["type"] == "value_error" else None
+            message = str(said) if said is not None else err["msg"]
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(f"{where}: {message}" if where else message)
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"bad params for {command.name}: " + "; ".join(problems),
+            f"{command.name} takes: {', '.join(command.params.model_fields)}",
+        ) from exc
 
 
 COMMANDS: dict[str, Command] = {}

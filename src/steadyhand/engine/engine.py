@@ -576,13 +576,19 @@ class Engine:
             size = session.tabs[current].page.viewport_size
             if size:
                 viewport = {"width": size["width"], "height": size["height"]}
+        # Cleared before the capture: a route changed while it runs is saved next time.
+        session.net.unsaved = False
         try:
             state = await asyncio.wait_for(capture(session, viewport), CHECKPOINT_TIMEOUT_S)
         except Exception as exc:
+            session.net.unsaved = True
             log.warning("checkpoint of %s (%s) failed: %r", session.name, reason, exc)
             return None
-        saved = await asyncio.to_thread(self.store.save_checkpoint, session.name, reason, state)
-        session.net.unsaved = False
+        try:
+            saved = await asyncio.to_thread(self.store.save_checkpoint, session.name, reason, state)
+        except BaseException:
+            session.net.unsaved = True
+            raise
         session.checkpointed_urls = session.urls()
         session.actions_since_checkpoint = 0
         return saved

@@ -117,10 +117,11 @@ class Session:
     def _adopt(self, page: Page) -> None:
         self.adopt(page)
 
-    def adopt(self, page: Page, tab_id: str | None = None) -> Tab:
+    def adopt(self, page: Page, tab_id: str | None = None, fit: bool = True) -> Tab:
         """Give every page of the context a tab id, including popups the page opens.
 
-        `tab_id`: the id to give it (a restored tab keeps the one it had).
+        `tab_id`: the id to give it (a restored tab keeps the one it had). `fit`: apply
+        what `emulate` changed in the background (False: the caller awaits `fit` itself).
         """
         for tab in self.tabs.values():
             if tab.page is page:
@@ -143,7 +144,7 @@ class Session:
         attach_page_log(tab.log, page)
         page.on("close", lambda _page: self.forget(tab.id))
         page.on("crash", lambda _page: self.on_crash(tab.id) if self.on_crash else None)
-        if self.page_media or self.page_viewport:  # a popup: as its opener's session emulates
+        if fit and (self.page_media or self.page_viewport):  # a popup: as its session emulates
             fitting = asyncio.ensure_future(self._fit_quietly(page))
             self._fitting.add(fitting)  # held until done: a task nobody holds may vanish
             fitting.add_done_callback(self._fitting.discard)
@@ -181,8 +182,8 @@ class Session:
 
     async def new_tab(self) -> Tab:
         page = await new_page(self.context)
-        tab = self.adopt(page)
-        await self.fit(page)
+        tab = self.adopt(page, fit=False)
+        await self.fit(page)  # awaited here: the tab is as emulated before it is used
         self._current = tab.id
         return tab
 

@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from pydantic import ValidationError
 
 from steadyhand.actions.evidence import evidence_screenshot
 from steadyhand.call import Call, Runtime
 from steadyhand.commands import COMMANDS, Command
+from steadyhand.commands.table import validated
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
@@ -92,7 +92,7 @@ async def execute(
     failure: Exception | None = None
     error: SteadyhandError | None = None
     try:
-        params = _validate(command, raw)
+        params = validated(command, raw)
         timeout_ms = runtime.settings.timeout_ms(params.timeout, command.timeout)
         call = Call(
             runtime,
@@ -399,25 +399,6 @@ def _check_raw(command: Command, raw: dict[str, Any]) -> None:
                     "(it holds a lone surrogate)",
                     "send UTF-8 text; \\u escapes of surrogates must come in pairs",
                 ) from None
-
-
-def _validate(command: Command, raw: dict[str, Any]) -> Any:
-    try:
-        return command.params.model_validate(raw)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            # A model's own check says what is wrong in its words, without pydantic's prefix.
-            said = err.get("ctx", {}).get("error") if err["type"] == "value_error" else None
-            message = str(said) if said is not None else err["msg"]
-            where = ".".join(str(p) for p in err["loc"])
-            problems.append(f"{where}: {message}" if where else message)
-        fields = ", ".join(command.params.model_fields)
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"bad params for {command.name}: " + "; ".join(problems),
-            f"{command.name} takes: {fields}",
-        ) from exc
 
 
 def translate(

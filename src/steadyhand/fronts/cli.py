@@ -221,6 +221,14 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
     for option in spec["globals"]:
         if getattr(args, option["name"], None) is not None:
             params[option["name"]] = getattr(args, option["name"])
+    for param in command["params"]:
+        named, session = params.get(param["name"]), params.get("session")
+        if param.get("session_alias") and named and session and named != session:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"two sessions named: {named!r} and --session {session!r}",
+                "give it once, as --session NAME (the first word is its older form)",
+            )
     return params
 
 

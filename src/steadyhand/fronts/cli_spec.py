@@ -66,6 +66,7 @@ def field_spec(name: str, field: FieldInfo) -> dict[str, Any]:
         "default": None if field.is_required() else field.get_default(call_default_factory=True),
         "choices": choices,
         "file_path": bool(extra.get("file_path")),
+        **({"session_alias": True} if extra.get("session_alias") else {}),
         "sensitive": bool(extra.get("sensitive")),
         "help": field.description or "",
         "optional": optional,

@@ -14,6 +14,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.engine.session import Tab
+from steadyhand.errors import SteadyhandError
 from steadyhand.snapshot.page_model import MODEL_OF_E
 from steadyhand.snapshot.render import with_context
 from steadyhand.snapshot.state import state_of
@@ -45,7 +46,7 @@ async def with_refs(tab: Tab, handles: list[ElementHandle], timeout_ms: float) -
                 continue
             chains.append((state.model.model_of(frame).index, [str(k) for k in chain]))
         taken = await take(tab, timeout_ms)
-    except PlaywrightError:
+    except (PlaywrightError, SteadyhandError):  # gone, or too busy to be read in time
         return None
     where: dict[tuple[int, str], tuple[Node, str, str]] = {}
     for node, path, near in with_context(taken.root):
