@@ -118,6 +118,8 @@ def test_trace_is_the_timeline_of_the_actions_run(observed: Daemon, site: str) -
     # --session like every command; the session as first word is its alias; not both.
     assert observed.call("trace", session=s)["actions"] == trace["actions"]
     assert observed.call("trace", session=s, name=s)["total"] == trace["total"]
+    # A front that fills --session itself (MCP, the client, a batch's steps): the name wins.
+    assert observed.call("trace", session="elsewhere", name=s)["total"] == trace["total"]
     both = observed.cli("trace", "other", "--session", s)
     assert both.rc == 2 and "two sessions named: 'other' and --session" in both.err, both.err
     entries = trace["actions"]
