@@ -16,6 +16,8 @@ daemon or socket) with its own Chromium. On each page, per round:
   diff               steadyhand `snapshot --diff`, right after one click that changes the
                      page (that click not timed)
   floor              steadyhand `sessions`: what dispatch costs around any command
+  raw fill           page.locator("aria-ref=eN").fill(text), on pages with a text field
+  type               steadyhand `type` by ref into that field (verified, read back)
 
 Both steadyhand clicks are timed right after a `snapshot` (not timed) that hands out
 the ref, as an agent's snapshot -> act loop does, so their baseline is fresh. The
@@ -65,7 +67,12 @@ CELLS = (
     "interactive",
     "diff",
     "floor",
+    "raw fill",
+    "type",
 )
+TYPING = ("raw fill", "type")
+# The text field typed into, on the pages that have one.
+FIELDS = {"form": ("textbox", "Full name")}
 CLICKS = ("click changes", "click no-changes")
 VIEWS = ("snapshot", "interactive", "diff")
 SIZED = ("raw snapshot", *VIEWS, "click changes")  # cells whose text is counted
@@ -107,6 +114,8 @@ class Bench:
         self.backend = backend
         self.out = out
         self.ref = ""  # the target's ref in the last raw snapshot
+        self.field_ref = ""  # ...and the text field's
+        self.typed = 0
 
     async def sh(self, method: str, **params: Any) -> Any:
         call = {"session": self.name, "timeout": TIMEOUT_MS, **params}
@@ -121,6 +130,8 @@ class Bench:
     async def raw_snapshot(self) -> str:
         text: str = await self.raw.aria_snapshot(mode="ai", timeout=TIMEOUT_MS)
         self.ref = raw_ref(text, *self.fixture.target)
+        if self.name in FIELDS:
+            self.field_ref = raw_ref(text, *FIELDS[self.name])
         return text
 
     async def setup(self, url: str) -> None:
@@ -148,6 +159,15 @@ class Bench:
             self.out.notes[self.name] = (got["snapshot"].splitlines() or [""])[0]
         elif cell == "floor":
             await timed(ms, self.sh("sessions"))
+        elif cell in TYPING:
+            self.typed += 1
+            text = f"Ada Lovelace {self.typed}"
+            if cell == "raw fill":
+                field = self.raw.locator(f"aria-ref={self.field_ref}")
+                await timed(ms, field.fill(text, timeout=TIMEOUT_MS))
+            else:
+                ref = find_ref((await self.sh_snapshot())["snapshot"], *FIELDS[self.name])
+                await timed(ms, self.sh("type", ref=ref, text=text))
         else:
             flags = {"interactive": True} if cell == "interactive" else {}
             chars.append((await timed(ms, self.sh_snapshot(**flags)))["chars"])
@@ -179,6 +199,8 @@ async def measure(rounds: int, fixtures: list[Fixture]) -> Measured:
                 for bench in benches:
                     bench.out = kept
                     for cell in CELLS[shift:] + CELLS[:shift]:
+                        if cell in TYPING and bench.name not in FIELDS:
+                            continue
                         await run_cell(bench, cell)
                 if number:
                     merge(out, kept)
@@ -234,8 +256,8 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
     ms, chars = measured.ms, measured.chars
     print(
         f"act bench: {rounds} interleaved rounds (+1 warm-up), in-process on one asyncio loop;"
-        " ms median / p95\nratio: clicks and floor vs the raw click, views vs the raw "
-        "aria_snapshot(mode='ai'); chars vs the raw snapshot's\n"
+        " ms median / p95\nratio: clicks and floor vs the raw click, type vs the raw fill, "
+        "views vs the raw aria_snapshot(mode='ai'); chars vs the raw snapshot's\n"
     )
     header = f"{'page':<7}{'cell':<18}{'median':>9}{'p95':>9}{'x raw':>8}{'chars':>10}{'x raw':>8}"
     print(header)
@@ -245,15 +267,19 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
         name = fixture.name
 
         raw_click, raw_snap = median_of(ms, name, "raw click"), median_of(ms, name, "raw snapshot")
+        raw_fill = median_of(ms, name, "raw fill")
         raw_chars = median_of(chars, name, "raw snapshot")
         cells: dict[str, Any] = {}
         for cell in CELLS:
             values = ms.get((name, cell))
+            if cell in TYPING and name not in FIELDS:
+                continue
             if not values:
                 print(f"{name:<7}{cell:<18}{'failed':>9}")
                 cells[cell] = None
                 continue
             base = raw_snap if cell in VIEWS or cell == "raw snapshot" else raw_click
+            base = raw_fill if cell in TYPING else base
             median = statistics.median(values)
             row: dict[str, Any] = {"ms": round(median, 2), "p95_ms": round(p95(values), 2)}
             line = f"{name:<7}{cell:<18}{median:>9.1f}{p95(values):>9.1f}"
