@@ -280,13 +280,32 @@ class Act:
         err = not_actionable(aim.what, found)
         raise Retryable(err.code, err.message, err.hint, err.data) from None
 
+    async def _sweep(self, aim: Aim | None) -> list[dict[str, str]]:
+        """The watchdog's known interruptions dismissed (actions/watchdog.py), reported."""
+        cleared = await sweep(
+            self.tab.page,
+            self.call.runtime.watchdog_patterns(),
+            aim.handle if aim is not None else None,
+            timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
+        )
+        self.watchdog.extend(cleared)
+        return cleared
+
     async def _dismiss_cover(self, aim: Aim) -> bool:
-        """Once per command, when the target stayed covered: click the one way out of the
-        unknown banner over it (actions/cover.py). Whether it was clicked away."""
+        """Once per command, when the target stayed covered: dismiss a known interruption
+        that came late, else click the one way out of the unknown banner over it
+        (actions/cover.py). Whether something was cleared away."""
         settings = self.call.runtime.settings
-        if self._cover_tried or not (self.watching and settings.watchdog_generic_banners):
+        if self._cover_tried or not self.watching:
             return False
         self._cover_tried = True
+        # A known banner that showed after the sweep before acting: its own rule first (it
+        # knows the library's button); the generic rule only for what no pattern knows.
+        cleared = await self._sweep(aim)
+        if any(entry["action"] in ("clicked", "hidden") for entry in cleared):
+            return True
+        if not settings.watchdog_generic_banners:
+            return False
         budget = min(WATCHDOG_MS, self._left_s() * 1000)
         entry = await dismiss_cover(aim.handle, budget)
         if entry is None:
@@ -305,13 +324,7 @@ class Act:
         self._ready = True
         self.call.outcome.acting = True
         if self.watching:
-            cleared = await sweep(
-                self.tab.page,
-                self.call.runtime.watchdog_patterns(),
-                aim.handle if aim is not None else None,
-                timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
-            )
-            self.watchdog.extend(cleared)
+            await self._sweep(aim)
         state = state_of(self.tab)
         if self.changes and not state.fresh_baseline():
             state.seen(await take(self.tab, self.call.remaining_ms()))
