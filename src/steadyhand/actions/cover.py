@@ -30,9 +30,8 @@ import time
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.watchdog import HELPERS_JS, dispose, left_ms
+from steadyhand.actions.watchdog import HELPERS_JS, click_away, dispose, left_ms
 
 KIND = "banner"  # the `kind` of its entries in an act's `watchdog` list
 MAX_CONTROLS = 8
@@ -181,22 +180,13 @@ async def dismiss_cover(target: ElementHandle, timeout_ms: float) -> dict[str, s
         except PlaywrightError:
             return None
 
-        def entry(action: str) -> dict[str, str]:
-            return {"kind": KIND, "name": name, "action": action, "label": label}
-
-        try:
-            await button.click(timeout=left_ms(deadline))
-        except PlaywrightError:  # covered itself, never stable or enabled, or detached
-            return entry("failed")
-        try:
+        async def gone() -> None:
             frame = await target.owner_frame()
             if frame is not None:
                 await frame.wait_for_function(GONE_JS, arg=[box, target], timeout=left_ms(deadline))
-        except PlaywrightTimeout:
-            return entry("failed")
-        except PlaywrightError:
-            pass  # the click navigated: the banner went with its document
-        return entry("clicked")
+
+        action = await click_away(button, gone, deadline)
+        return {"kind": KIND, "name": name, "action": action, "label": label}
     finally:
         for handle in (found, *props.values()):
             await dispose(handle)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import time
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import ElementHandle, JSHandle, Page
@@ -310,24 +311,41 @@ async def _click(page: Page, spec: str, n: int, timeout_ms: float) -> str | None
         button = props["1"].as_element() if "1" in props else None
         if box is None or button is None:
             return None
-        try:
-            await button.click(timeout=left_ms(deadline))
-        except PlaywrightError:
-            if page.is_closed():
-                raise
-            return "failed"  # covered by something else, never stable or enabled, or detached
-        try:
-            await page.wait_for_function(GONE_JS, arg=[box, spec], timeout=left_ms(deadline))
-        except PlaywrightTimeout:
-            return "failed"
-        except PlaywrightError:
-            if page.is_closed():
-                raise
-            return "clicked"  # the click navigated (a library reloading after consent)
-        return "clicked"
+        return await click_away(
+            button,
+            lambda: page.wait_for_function(GONE_JS, arg=[box, spec], timeout=left_ms(deadline)),
+            deadline,
+            page,
+        )
     finally:
         for handle in (found, *props.values()):
             await dispose(handle)
+
+
+async def click_away(
+    button: ElementHandle,
+    gone: Callable[[], Awaitable[Any]],
+    deadline: float,
+    page: Page | None = None,
+) -> str:
+    """Click the way out of something in the way, then wait (`gone`) until it has gone:
+    "clicked", or "failed". With `page`, its closing is raised rather than called a failure.
+    """
+    try:
+        await button.click(timeout=left_ms(deadline))
+    except PlaywrightError:
+        if page is not None and page.is_closed():
+            raise
+        return "failed"  # covered by something else, never stable or enabled, or detached
+    try:
+        await gone()
+    except PlaywrightTimeout:
+        return "failed"
+    except PlaywrightError:
+        if page is not None and page.is_closed():
+            raise
+        return "clicked"  # the click navigated (a library reloading after consent)
+    return "clicked"
 
 
 async def dispose(handle: JSHandle) -> None:
