@@ -83,38 +83,44 @@ def test_input_that_reformats_is_reported_and_one_that_rejects_fails(
     assert 'holds "1234" after typing "123456"' in err.message, err.message
 
 
-def test_a_field_that_formats_when_left_is_reported_like_one_that_formats_as_typed(
+def test_a_field_that_formats_when_left_is_reported_by_the_action_that_leaves_it(
     daemon: Daemon, site: str
 ) -> None:
     s = "on-leave"
     daemon.call("open", session=s, url=f"{site}/{G}/on-leave.html")
     page = daemon.snapshot(s)
-    phone, late = (find_ref(page, "textbox", name) for name in ("Phone", "Phone later"))
+    phone, late, amount, year = (
+        find_ref(page, "textbox", name) for name in ("Phone", "Phone later", "Amount", "Year")
+    )
     typed = {"typed": "5551234567", "value": "(555) 123-4567"}
     done = daemon.call("type", session=s, ref=phone, text="5551234567")
-    assert done["data"]["reformatted"] == typed
+    assert done["data"]["reformatted"] == typed, "formatted as typed: said at once"
     done = daemon.call("type", session=s, ref=late, text="5551234567")
-    assert done["data"]["reformatted"] == typed, "formatted on change: the same report"
-    # The field was left to commit its value, and the focus put back at its end.
-    daemon.call("press", session=s, key="Backspace")
-    page = daemon.snapshot(s)
-    (line,) = [line for line in page.splitlines() if 'textbox "Phone later"' in line]
-    assert line.endswith(": (555) 123-456"), line
-    amount = find_ref(page, "textbox", "Amount")
+    # Checking never acts: the field is not left to see what leaving would do.
+    assert "reformatted" not in done["data"] and "left" not in done["data"], done["data"]
+    assert "left: phone" in daemon.snapshot(s), "typing into Phone later left Phone, no other"
+    (line,) = [line for line in daemon.snapshot(s).splitlines() if 'textbox "Phone later"' in line]
+    assert "[active]" in line and line.endswith(": 5551234567"), line
+    # The next action leaves it: its result says what the page made of the value.
     done = daemon.call("type", session=s, ref=amount, text="1234567")
-    assert done["data"]["reformatted"] == {"typed": "1234567", "value": "1,234,567"}
-    # One that rejects the value when left fails as one that rejects it while typed.
-    year = find_ref(page, "textbox", "Year")
-    err = daemon.fail("type", session=s, ref=year, text="24")
-    assert err.code == "verification_failed", err
-    assert 'holds "" after typing "24"' in err.message, err.message
-    assert "reformatted" not in daemon.call("type", session=s, ref=year, text="2024")["data"]
-    # fill leaves each field for the next, and the last one as moving on would.
+    assert done["data"]["left"] == {"ref": late, "how": "reformatted", **typed}
+    done = daemon.call("press", session=s, key="Tab")
+    assert done["data"]["left"] == {
+        "ref": amount,
+        "how": "reformatted",
+        "typed": "1234567",
+        "value": "1,234,567",
+    }
+    # One the page empties when left: said by the action that left it, which still ran.
+    daemon.call("type", session=s, ref=year, text="24")
+    done = daemon.call("click", session=s, ref=phone)
+    assert done["data"]["left"] == {"ref": year, "how": "changed", "typed": "24", "value": ""}
+    assert "left" not in daemon.call("press", session=s, key="Tab")["data"], "said once"
+    # fill leaves each field for the next: those are read again; the last one is not left.
     done = daemon.call("fill", session=s, fields={late: "5550001111", amount: "9876"})
     assert done["data"]["reformatted"] == {
-        late: {"typed": "5550001111", "value": "(555) 000-1111"},
-        amount: {"typed": "9876", "value": "9,876"},
-    }
+        late: {"typed": "5550001111", "value": "(555) 000-1111"}
+    }, done["data"]
     err = daemon.fail("fill", session=s, fields={year: "1", late: "5551112222"})
     assert err.code == "verification_failed" and 'holds "" after typing "1"' in err.message
 

@@ -187,7 +187,7 @@ def test_navigation_and_tab_replies(daemon: Daemon, site: str) -> None:
     t, s = Transcript(daemon, site), "nav"
     t("navigate", f"{site}/nav-a.html", "--session", s)
     t("snapshot", "--session", s)
-    t("click", "e2", "--session", s)
+    t("click", "e3", "--session", s)
     t("back", "--session", s)
     t("forward", "--session", s)
     t("forward", "--session", s)
@@ -252,7 +252,7 @@ def test_page_event_replies(daemon: Daemon, site: str) -> None:
     t("snapshot", "-i", "--session", "scroll")
     t("scroll", "--to", "bottom", "--session", "scroll")
     t("scroll", "--dy", "400", "--session", "scroll")
-    t("scroll", "e2", "--session", "scroll")
+    t("scroll", "e3", "--session", "scroll")
     t.matches("page_events")
 
 
@@ -340,7 +340,7 @@ def test_error_replies(daemon: Daemon, site: str) -> None:
     t("click", "e1", "--session", s, rc=3)
     t("snapshot", "-i", "--session", s)
     t("click", "e99", "--session", s, rc=3)
-    t("click", "e2", "--session", s)
+    t("click", "e3", "--session", s)
     t("click", "e1", "--session", s, rc=3)
     t("type", "--session", s, rc=2)
     t("press", "NoSuchKey", "--session", s, rc=2)
@@ -399,7 +399,7 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     t("tabs", "--session", "beta")
     t("trace", "--session", "alpha")
     t("trace", "start", "--session", "alpha")
-    t("click", "e2", "--session", "alpha")
+    t("click", "e3", "--session", "alpha")
     t("trace", "stop", "--session", "alpha")
     t("trace", "--last", "2", "--session", "alpha")
     t("report", "--session", "alpha")
@@ -476,16 +476,16 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
         t.name(approval, f"<id {ids + 1}>")
         return approval
 
-    clicking = t.later("click", "e1", "--session", "shop")
+    clicking = t.later("click", "e2", "--session", "shop")
     order = pending("click")
     t("approvals")
     t("approve", order, "--note", "go ahead")
-    t.finish(clicking, "click", "e1", "--session", "shop")
+    t.finish(clicking, "click", "e2", "--session", "shop")
 
-    deleting = t.later("click", "e2", "--session", "shop")
+    deleting = t.later("click", "e3", "--session", "shop")
     delete = pending("click")
     t("deny", delete, "--note", "not that one")
-    t.finish(deleting, "click", "e2", "--session", "shop", rc=7)
+    t.finish(deleting, "click", "e3", "--session", "shop", rc=7)
 
     asking = t.later("request_approval", "--reason", "send the order mail", "--session", "shop")
     ask = pending("request_approval")
@@ -498,7 +498,7 @@ def test_approval_replies(fresh_daemon: Daemon, site: str) -> None:
     t.note("a person takes the session over (the live view's button): the agent waits")
     t("takeover", "--reason", "a captcha", "--session", "shop")
     t("sessions")
-    t("click", "e3", "--session", "shop", rc=2)
+    t("click", "e4", "--session", "shop", rc=2)
     # How long the person held it is measured: whole seconds, 0 or more under load.
     t(
         "handback",

@@ -19,11 +19,16 @@ def test_views_of_one_page(daemon: Daemon, site: str) -> None:
     daemon.call("open", session=s, url=f"{site}/people.html")
     default = daemon.snapshot(s)
     # Text stays readable; refs only on what can be acted on (and a few containers).
-    assert "- paragraph: 3 people" in default and "first item" in default
+    assert "- paragraph [ref=e8]: 3 people" in default and "first item" in default
     assert (
         'heading "People" [level=1]' in default and 'heading "People" [level=1] [ref' not in default
     )
-    assert {role for _ref, role, _name in refs_in(default)} <= {"button", "table", "list"}
+    assert {role for _ref, role, _name in refs_in(default)} <= {
+        "button",
+        "table",
+        "list",
+        "paragraph",
+    }
     # A table is one line per row; the caption repeats the table's name, so it is dropped.
     assert "- header: Name | Email | Actions" in default
     assert re.search(r'- row: Alice \| alice@example.com \| button "Delete" \[ref=e\d+\]', default)
@@ -101,12 +106,12 @@ def test_diff_and_changes_show_exactly_what_the_click_changed(daemon: Daemon, si
     assert len(lines) == 3, diff
     assert any(line.startswith("+ listitem: Dan added") for line in lines)
     assert any(line.startswith('+ row: Dan | dan@example.com | button "Delete"') for line in lines)
-    assert any(line.startswith("~ paragraph: 4 people   (was: 3)") for line in lines)
+    assert any(line.startswith("~ paragraph [ref=e8]: 4 people   (was: 3)") for line in lines)
     assert daemon.snapshot(s, diff=True) == "# no changes since the last snapshot"
 
     done = daemon.call("click", session=s, ref=add)  # changes on by default
     act_lines = done["changes"].splitlines()  # the same lines, without the counts
-    assert len(act_lines) == 3 and "~ paragraph: 5 people   (was: 4)" in act_lines
+    assert len(act_lines) == 3 and "~ paragraph [ref=e8]: 5 people   (was: 4)" in act_lines
     moved = daemon.call("navigate", session=s, url=f"{site}/spa.html")
     assert moved["navigated"]
     new_doc = daemon.snapshot(s, diff=True)

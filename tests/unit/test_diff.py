@@ -24,7 +24,7 @@ BEFORE = "\n".join(
         '  - button "Save" [ref=e12]',
         '  - link "Help" [ref=e13]:',
         "    - /url: /help",
-        "  - paragraph [ref=e14]: 2 people",
+        "  - generic [ref=e14]: 2 people",
     ]
 )
 # Refs the registry hands out for BEFORE: main e1, table e2, Email e3, Save e4, Help e5.
@@ -101,8 +101,8 @@ def test_added_and_removed_elements() -> None:
             BEFORE,
             ('  - button "Save" [ref=e12]\n', ""),
             (
-                "  - paragraph [ref=e14]: 2 people",
-                '  - button "Undo" [ref=e20]\n  - paragraph [ref=e14]: 2 people',
+                "  - generic [ref=e14]: 2 people",
+                '  - button "Undo" [ref=e20]\n  - generic [ref=e14]: 2 people',
             ),
         )
     )
@@ -131,8 +131,8 @@ def test_an_added_subtree_comes_whole_and_indented() -> None:
     assert report(old, new, View()).splitlines() == [
         "# 0 changed, 1 added, 0 removed since the last snapshot",
         '+ dialog "Sure?" [ref=e6]:   in: main [ref=e1]',
-        "      - paragraph: This deletes Bob.",
-        '      - button "Delete" [ref=e7]',
+        "      - paragraph [ref=e7]: This deletes Bob.",
+        '      - button "Delete" [ref=e8]',
     ]
 
 
@@ -151,7 +151,7 @@ def test_text_without_a_ref_that_changes_in_place_is_changed() -> None:
     old = tab.snap(BEFORE)
     new = tab.snap(edit(BEFORE, ("2 people", "3 people")))
     changes = diff(old.root, new.root, View())
-    assert changes.changed == ["- paragraph: 3 people   (was: 2)"]
+    assert changes.changed == ["- generic: 3 people   (was: 2)"]
     assert changes.count == 1
     loose = tab.snap("- text: Loading")
     done = tab.snap("- text: Done")
@@ -210,12 +210,12 @@ def test_text_change_after_an_insertion_is_still_changed() -> None:
         edit(
             BEFORE,
             (
-                "  - paragraph [ref=e14]: 2 people",
-                '  - button "Undo" [ref=e20]\n  - paragraph [ref=e14]: 1 person',
+                "  - generic [ref=e14]: 2 people",
+                '  - button "Undo" [ref=e20]\n  - generic [ref=e14]: 1 person',
             ),
         )
     )
     changes = diff(old.root, new.root, View())
     assert changes.added == ['- button "Undo" [ref=e6]']
-    assert changes.changed == ["- paragraph: 1 person   (was: 2 people)"]
+    assert changes.changed == ["- generic: 1 person   (was: 2 people)"]
     assert changes.removed == []

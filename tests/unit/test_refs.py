@@ -48,7 +48,7 @@ PAGE = "\n".join(
         '  - heading "People" [level=1] [ref=e2]',
         '  - button "Save" [ref=e3]',
         '  - link "Help" [ref=e4] [cursor=pointer]',
-        "  - paragraph [ref=e5]: 3 people",
+        "  - generic [ref=e5]: 3 people",  # text: no ref
     ]
 )
 
@@ -63,7 +63,8 @@ PAGE = "\n".join(
         ("- generic [ref=e1] [cursor=pointer]: click", True),
         ('- button "OK"', False),  # Playwright gave it no ref: nothing to act through
         ('- heading "T" [level=1] [ref=e1]', False),
-        ("- paragraph [ref=e1]: words", False),
+        ("- paragraph [ref=e1]: words", True),  # text to select or click into
+        ("- paragraph [ref=e1]", False),
         ('- cell "Alice" [ref=e1]', False),
         ("- generic [ref=e1]", False),
     ],

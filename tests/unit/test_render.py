@@ -88,7 +88,7 @@ def test_default_view() -> None:
             "    - generic:",
             "      - group:",
             '        - textbox "Search" [ref=e9] [placeholder="Type here"]',
-            "    - paragraph: 3 people",
+            "    - paragraph [ref=e10]: 3 people",
         ]
     )
 
@@ -109,7 +109,7 @@ def test_compact_view_drops_unnamed_wrappers_and_lifts_their_children() -> None:
             "      - text: first item",
             '      - button "Remove" [ref=e8]',
             '  - textbox "Search" [ref=e9] [placeholder="Type here"]',
-            "  - paragraph: 3 people",
+            "  - paragraph [ref=e10]: 3 people",
         ]
     )
 
@@ -195,7 +195,7 @@ def test_state_focus_values_and_urls() -> None:
             '  - textbox "Email" [active] [ref=e1]: a@x',
             '  - button "OK" [pressed] [ref=e2]',  # a value that repeats the name is dropped
             '  - link "Docs" [ref=e3]',
-            "  - paragraph: spread over white space",
+            "  - paragraph [ref=e4]: spread over white space",
         ]
     )
     with_urls = view_of(text, View(urls=True, focus=False))

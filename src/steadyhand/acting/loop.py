@@ -39,7 +39,7 @@ from steadyhand.actions.cover import dismiss_cover
 from steadyhand.actions.locators import resolve_locator
 from steadyhand.actions.resolve import is_gone, resolve_entry, resolve_ref
 from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
-from steadyhand.actions.verify import Unverified
+from steadyhand.actions.verify import LEFT_JS, Unverified, left_report
 from steadyhand.actions.watchdog import sweep
 from steadyhand.call import Call
 from steadyhand.engine.page_events import Mark
@@ -50,7 +50,7 @@ from steadyhand.snapshot.diff import report
 from steadyhand.snapshot.lookup import is_ref
 from steadyhand.snapshot.page_model import MODEL
 from steadyhand.snapshot.render import View, page
-from steadyhand.snapshot.state import state_of
+from steadyhand.snapshot.state import TypedField, state_of
 from steadyhand.snapshot.take import take
 from steadyhand.snapshot.tree import Node
 
@@ -130,6 +130,9 @@ class Act:
         self.opens_tab = False
         self._left_mid_action = False  # a target was detached while a try used it
         self._cover_tried = False  # the generic banner rule ran (once per command)
+        # The field this action typed into and left focused (type, fill): the next action
+        # reports what the page made of its value once it was left.
+        self.typed: TypedField | None = None
 
     @property
     def tab(self) -> Tab:
@@ -368,6 +371,7 @@ class Act:
             expect=self._may_download(ref),
         )
         if not self.stopped_by_dialog:
+            await self._left_field(done)
             await self._expectations(done)
             if done.dom_changed is False and self._expects():
                 done.dom_changed = await self._dom_changed()  # the awaited effect came later
@@ -379,6 +383,32 @@ class Act:
         done.duration_ms = round((time.monotonic() - self.call.started) * 1000, 1)
         self.call.outcome.downloads = done.downloads  # indexed with the action's row
         return done
+
+    async def _left_field(self, done: ActionResult) -> None:
+        """The field typed into before, once this action has left it: what the page made
+        of the value then (`data.left`), when it changed it (formatted, cleared, ...)."""
+        state = state_of(self.tab)
+        pending, state.typed = state.typed, self.typed
+        if pending is None or (self.typed is not None and self.typed.id == pending.id):
+            return
+        frame = state.model.frame_for_doc(self.tab.page, pending.doc)
+        if frame is None:
+            return  # its document is gone: nothing left to tell
+        try:
+            now = await asyncio.wait_for(
+                frame.evaluate(LEFT_JS, [pending.doc, pending.id]), self._left_s()
+            )
+        except (PlaywrightError, TimeoutError):
+            return
+        if not now or now.get("value") is None:
+            return
+        if now.get("focused"):
+            if state.typed is None:
+                state.typed = pending  # not left yet: a later action reports it
+            return
+        found = left_report(pending.typed, pending.value, str(now["value"]), pending.secret)
+        if found is not None:
+            done.data["left"] = {"ref": pending.target, **found}
 
     def _left_s(self) -> float:
         return max(0.0, self.call.remaining_ms() - EVIDENCE_MARGIN_MS) / 1000

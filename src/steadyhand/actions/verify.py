@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from playwright.async_api import ElementHandle
-from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.page_model import MODEL
 
 # The value a person sees in the field Playwright typed into (the element, or its label's
 # control), and whether it may hold a secret.
@@ -28,38 +28,33 @@ VALUE_JS = """e => {
   return null;
 }"""
 
-# A field that reformats (or rejects) its value when it loses focus does so on `change` or
-# `blur`, which typing does not fire: commit the value as leaving the field would (blur),
-# give the page's handlers a moment, read the value, and put the focus back (caret at the
-# end) so that a key pressed next still goes to the field. Not for fields with a popup
-# (a combobox, an autocomplete, a datalist): leaving them closes the suggestions the agent
-# may pick from next. null: nothing was committed (not a text field, or one with a popup).
-# After the handlers' own deferred work: a setTimeout(0) they queued while the blur ran
-# comes before ours, and a framework's microtask render before both. (30 ms cost every
-# `type` 40 ms in all in bench/act.py, 4x to 6x a raw fill: a timer queued later is missed.)
-COMMIT_WAIT_MS = 0
-COMMIT_JS = """async e => {
+# After typing, in one round trip: the field's value (as VALUE_JS), and what names it in
+# its document's page model ([doc, id]) with the model's mutation count, so that the next
+# action can tell what the page made of the value once the field was left.
+TYPED_JS = """e => {
   let t = e;
   const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
     || x instanceof HTMLSelectElement || x.isContentEditable;
   if (!editable(t)) t = t.closest('label')?.control ?? t;
-  if (!(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement)) return null;
-  const popup = t.getAttribute('role') === 'combobox' || t.hasAttribute('list')
-    || ['list', 'both', 'inline'].includes(t.getAttribute('aria-autocomplete'))
-    || !['false', null].includes(t.getAttribute('aria-haspopup'))
-    || t.hasAttribute('aria-expanded');
-  if (popup) return null;
-  const focused = t.getRootNode().activeElement === t;
-  if (focused) t.blur();
-  await new Promise(r => setTimeout(r, COMMIT_WAIT_MS));
-  const value = t.value;
-  const now = t.ownerDocument.activeElement;
-  if (focused && t.isConnected && (!now || now === t.ownerDocument.body)) {
-    t.focus({ preventScroll: true });
-    try { t.setSelectionRange(t.value.length, t.value.length); } catch (err) {}
-  }
-  return value;
-}""".replace("COMMIT_WAIT_MS", str(COMMIT_WAIT_MS))
+  const value = (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) ? t.value
+    : t.isContentEditable ? t.innerText.replace(/\\n$/, '') : null;
+  const m = MODEL_OF_T;
+  return { value, doc: m ? m.doc : null, id: m ? m.idOf(t) : null,
+           mutations: m ? m.mutations() : null };
+}""".replace("MODEL_OF_T", MODEL.replace("(document)", "(t.ownerDocument)"))
+
+# A field typed into earlier, looked at again ([doc, id]): its value, and whether it still
+# has the focus (null when its document or the element is gone).
+LEFT_JS = """([doc, id]) => {
+  const m = MODEL;
+  if (!m || m.doc !== doc) return null;
+  const t = m.element(id);
+  if (!t) return null;
+  const value = (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) ? t.value
+    : t.isContentEditable ? t.innerText.replace(/\\n$/, '') : null;
+  const root = t.getRootNode();
+  return { value, focused: root.activeElement === t };
+}""".replace("MODEL", MODEL)
 
 SELECTED_JS = """e => {
   const s = e instanceof HTMLSelectElement ? e : e.closest('label')?.control;
@@ -100,26 +95,23 @@ async def field_value(handle: ElementHandle) -> str | None:
     return None if value is None else str(value)
 
 
-async def committed_value(handle: ElementHandle) -> str | None:
-    """The field's value once committed (see COMMIT_JS); None if it was not, or if leaving
-    the field took the page elsewhere (what was typed went with it: nothing to check)."""
-    try:
-        value = await handle.evaluate(COMMIT_JS)
-    except PlaywrightError:
-        return None
-    return None if value is None else str(value)
-
-
-def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict[str, Any]:
+def check_value(
+    what: str, wanted: str, value: str | None, secret: bool, reacted: int = 0
+) -> dict[str, Any]:
     """The field holds `wanted`, or the site reformatted it (same letters and digits).
 
     Returns what the result should say; raises Unverified when the field rejected it.
+    `reacted`: DOM changes the page made while the text went in. A page that took the
+    input and reacted to it (a terminal's line, a widget that re-renders) is not said to
+    have rejected it: the field's value is reported as `unverified`, with what was seen.
     Values of secret fields are never echoed, only their lengths.
     """
     if value is None or value == wanted:
         return {}
     if _squash(value) == _squash(wanted):
         return {"reformatted": shown_values(wanted, value, secret)}
+    if reacted > 0:
+        return {"unverified": {**shown_values(wanted, value, secret), "page_changes": reacted}}
     raise Unverified(
         f"{what} holds {_said(value, secret)} after typing {_said(wanted, secret)}: the page "
         "rejected or changed the input",
@@ -127,6 +119,15 @@ def check_value(what: str, wanted: str, value: str | None, secret: bool) -> dict
         "a value it accepts",
         shown_values(wanted, value, secret),
     )
+
+
+def left_report(typed: str, at_typing: str, now: str, secret: bool) -> dict[str, Any] | None:
+    """What leaving a typed field made of its value: None when it kept what it held after
+    typing; `reformatted` (same letters and digits as typed) or `changed` otherwise."""
+    if now == at_typing:
+        return None
+    how = "reformatted" if _squash(now) == _squash(typed) else "changed"
+    return {"how": how, **shown_values(typed, now, secret)}
 
 
 def shown_values(typed: str, value: str, secret: bool) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from steadyhand.actions.verify import (
     CHECKED_JS,
     HOVERED_JS,
     SELECTED_JS,
+    TYPED_JS,
     Unverified,
     check_checked,
     check_selected,
     check_value,
-    committed_value,
     field_value,
 )
 from steadyhand.call import Call
@@ -35,6 +35,7 @@ from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.page_model import MODEL_OF_E
+from steadyhand.snapshot.state import TypedField
 from steadyhand.vault import REFERENCE, only_references, reference, uses_secret
 
 # Whether the page handles key events on the element itself: then typing sends keys.
@@ -93,7 +94,10 @@ Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 
 
 class ClickParams(RefParams):
-    double: bool = Field(False, description="double-click")
+    double: bool = Field(False, description="double-click (as --count 2)")
+    count: int = Field(
+        1, ge=1, le=3, description="clicks in a row: 2 double-clicks, 3 selects a paragraph"
+    )
     button: Literal["left", "right", "middle"] = Field("left", description="mouse button")
     modifiers: list[Modifier] = Field(
         default_factory=list, description="keys held during the click: Alt Control Meta Shift"
@@ -109,9 +113,15 @@ def _click_options(params: ClickParams) -> dict[str, Any]:
             "a click position needs both --x and --y",
             "give both offsets from the element's top-left corner, or neither for its centre",
         )
+    if params.double and params.count not in (1, 2):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"--double is two clicks, --count asks for {params.count}",
+            "give one of them: --double, or --count 1-3",
+        )
     options: dict[str, Any] = {
         "button": params.button,
-        "click_count": 2 if params.double else 1,
+        "click_count": 2 if params.double else params.count,
         "modifiers": list(params.modifiers),
     }
     if params.x is not None and params.y is not None:
@@ -296,38 +306,49 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
                 if not secret or only_references(text):
                     call.reveal("text")  # ordinary text, or only secrets' names
                 typed = await with_secrets(call, aim, text)
-                before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
+                before = await _focused(aim)
                 wanted = await _type_into(act, aim, typed, clear=params.clear, slowly=params.slowly)
-                value = await field_value(aim.handle)
+                after = await aim.handle.evaluate(TYPED_JS)
+                reacted = _reacted(before, after.get("mutations"))
                 try:
-                    act.detail.update(check_value(aim.what, wanted, value, secret or named))
-                except Unverified:
-                    # A field that takes each key and clears itself (a terminal's input
-                    # line) while the page reacts: typed, not rejected.
-                    after = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
-                    if value or before is None or after is None or after <= before:
-                        raise
-                    act.detail["consumed"] = {"value": value, "page_mutations": after - before}
-                if not params.submit and "consumed" not in act.detail:
-                    await _check_committed(act, aim, wanted, value, secret or named)
+                    found = check_value(aim.what, wanted, after["value"], secret or named, reacted)
+                except Unverified as exc:
+                    if not params.clear:  # typed again, it would be appended twice
+                        raise SteadyhandError(exc.code, exc.message, exc.hint, exc.data) from None
+                    raise
+                act.detail.update(found)
                 if params.submit:
                     await aim.handle.press("Enter", timeout=call.remaining_ms())
+                elif after["value"] is not None and after.get("doc") and after.get("id"):
+                    # Not left now (that would be acting): the next action reports it.
+                    act.typed = TypedField(
+                        params.ref,
+                        str(after["doc"]),
+                        int(after["id"]),
+                        wanted,
+                        str(after["value"]),
+                        secret or named,
+                    )
                 act.detail["submitted"] = params.submit
 
         await act.run(body)
     return await act.result("type", params.ref)
 
 
-async def _check_committed(
-    act: Act, aim: Aim, wanted: str, value: str | None, secret: bool
-) -> None:
-    """What a field that formats its value when left (on change or blur) made of it: the
-    same report as formatting while typing, or `Unverified` if it rejected it."""
-    committed = await committed_value(aim.handle)
-    if committed is None or committed == value:
-        return
-    act.detail.pop("reformatted", None)
-    act.detail.update(check_value(aim.what, wanted, committed, secret))
+async def _focused(aim: Aim) -> Any:
+    """Give the field the focus typing would give it, then the page model's mutation count:
+    what leaving the field before did to the page (a blur handler) is not counted as this
+    field's reaction to the text."""
+    with contextlib.suppress(PlaywrightError):
+        await aim.handle.focus()
+    return await aim.handle.evaluate(FRAME_MUTATIONS_JS)
+
+
+def _reacted(before: Any, after: Any) -> int:
+    """DOM changes the page made between two mutation counts of one document (0 if unknown)."""
+    if not isinstance(before, int) or not isinstance(after, int) or after < before:
+        return 0
+    return after - before
 
 
 class FillParams(ActParams):
@@ -362,6 +383,9 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
                     for ref, aim in aims.items()
                 }
                 secrets: dict[str, bool] = {}
+                found: dict[str, dict[str, Any]] = {}  # what each field's check said
+                typed: dict[str, Any] = {}  # each field's value right after it was filled
+                last: dict[str, Any] = {}
                 for ref, aim in aims.items():
                     secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
                     if not secret or only_references(params.fields[ref]):
@@ -372,20 +396,35 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
                     async def put(ms: float, aim: Aim = aim, text: str = text) -> None:
                         await aim.handle.fill(text, timeout=ms)
 
+                    before = await _focused(aim)
                     await act.actionable(aim, put, editable=True)
-                    check_value(aim.what, text, await field_value(aim.handle), secrets[ref])
-                # Filling a field left the one before (a change, a blur); the last one is
-                # left as moving on would leave it. Then every field is read again.
-                await committed_value(list(aims.values())[-1].handle)
-                reformatted: dict[str, Any] = {}
+                    last = await aim.handle.evaluate(TYPED_JS)
+                    reacted = _reacted(before, last.get("mutations"))
+                    found[ref] = check_value(aim.what, text, last["value"], secrets[ref], reacted)
+                    typed[ref] = last["value"]
+                # Filling a field left the one before (a change, a blur): every field is
+                # read again, and one that leaving changed is judged on that change alone.
+                # The last one is not left (checking never acts): the next action reports
+                # what leaving it made of its value.
                 for ref, aim in aims.items():
                     value = await field_value(aim.handle)
-                    found = check_value(aim.what, texts[ref], value, secrets[ref])
-                    if found:
-                        reformatted[ref] = found["reformatted"]
+                    if value != typed[ref]:
+                        found[ref] = check_value(aim.what, texts[ref], value, secrets[ref])
                 act.detail["filled"] = list(params.fields)
-                if reformatted:
-                    act.detail["reformatted"] = reformatted
+                for kind in ("reformatted", "unverified"):
+                    some = {ref: one[kind] for ref, one in found.items() if kind in one}
+                    if some:
+                        act.detail[kind] = some
+                ref = list(aims)[-1]
+                if last.get("value") is not None and last.get("doc") and last.get("id"):
+                    act.typed = TypedField(
+                        ref,
+                        str(last["doc"]),
+                        int(last["id"]),
+                        texts[ref],
+                        str(last["value"]),
+                        secrets[ref],
+                    )
 
         await act.run(body)
     return await act.result("fill", None)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Literal
+from typing import Any, Literal
 
+from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
@@ -87,6 +88,43 @@ SCROLL_JS = """(el, op) => {
 }"""
 
 
+# For a wheel over an element: the point a person would put the pointer at (the middle of
+# the element's part inside the viewport, in its frame's coordinates), and the box a wheel
+# there scrolls (the innermost scrolling box under that point), with its position.
+WHEEL_AIM_JS = """el => {
+  const r = el.getBoundingClientRect();
+  const left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
+  const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
+  if (right - left < 1 || bottom - top < 1) return null;
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  return {x, y, left: r.left, top: r.top};
+}"""
+WHEEL_BOX_JS = """(el, [x, y]) => {
+  const root = document.scrollingElement || document.documentElement;
+  const scrolls = n => {
+    if (n === root) return true;
+    const s = getComputedStyle(n);
+    return /(auto|scroll|overlay)/.test(`${s.overflowX} ${s.overflowY}`)
+      && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth);
+  };
+  const up = n => n.parentElement || n.getRootNode().host || null;
+  let n = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(x, y) : null;
+  if (!n || !(n === el || el.contains(n))) n = el;
+  while (n && n !== root && !scrolls(n)) n = up(n);
+  return n || root;
+}"""
+POSITION_JS = """(n, el) => {
+  const root = document.scrollingElement || document.documentElement;
+  return {
+    x: Math.round(n.scrollLeft), y: Math.round(n.scrollTop),
+    max_x: Math.max(0, n.scrollWidth - n.clientWidth),
+    max_y: Math.max(0, n.scrollHeight - n.clientHeight),
+    kind: n === root ? 'window' : n === el ? 'element' : 'container',
+  };
+}"""
+WHEEL_SETTLE_S = 1.0  # a wheel's scroll lands within this (it may be animated)
+
+
 class ScrollParams(ActParams):
     ref: str | None = positional("scroll this element's box, not the page", None)
     dx: int = Field(0, description="pixels to scroll right (negative: left)")
@@ -144,12 +182,54 @@ async def scroll(call: Call, params: ScrollParams) -> ScrollResult:
         if params.ref is not None:
             async with act.target(params.ref) as target:
                 await act.ready()
-                found = await target.handle.evaluate(SCROLL_JS, op)
+                if op["intoView"] or op["to"]:
+                    found = await target.handle.evaluate(SCROLL_JS, op)
+                else:
+                    found = await _wheel(act.tab.page, target.handle, params.dx, params.dy)
         else:
             await act.ready()
             found = await act.tab.page.evaluate(f"op => ({SCROLL_JS})(null, op)", op)
     done = await act.result("scroll", params.ref)
     return ScrollResult.model_validate(done.model_dump() | found)
+
+
+async def _wheel(page: Page, element: ElementHandle, dx: int, dy: int) -> dict[str, Any]:
+    """Turn the mouse wheel over `element`, as a person scrolls a grid or a list: the page
+    sees real wheel events (a virtual grid renders the rows that come into view), and the
+    box under the pointer scrolls. Where it was and is, as SCROLL_JS reports it."""
+    aim = await element.evaluate(WHEEL_AIM_JS)
+    if aim is None:  # not in view: bring it in first
+        await element.scroll_into_view_if_needed()
+        aim = await element.evaluate(WHEEL_AIM_JS)
+    box = await element.bounding_box()
+    if aim is None or box is None:
+        raise SteadyhandError(
+            ErrorCode.NOT_ACTIONABLE,
+            "the element has no visible part to turn the wheel over",
+            "scroll the page (scroll --dy N) or bring it into view (scroll REF) first",
+        )
+    # The same point in the main frame's viewport (the element may be in an iframe).
+    x = box["x"] + aim["x"] - aim["left"]
+    y = box["y"] + aim["y"] - aim["top"]
+    scroller = await element.evaluate_handle(WHEEL_BOX_JS, [aim["x"], aim["y"]])
+    try:
+        before = await scroller.evaluate(POSITION_JS, element)
+        await page.mouse.move(x, y)
+        await page.mouse.wheel(dx, dy)
+        after = before
+        until = time.monotonic() + WHEEL_SETTLE_S
+        while time.monotonic() < until:  # the scroll lands (or does not) within a frame or two
+            await asyncio.sleep(0.03)
+            now = await scroller.evaluate(POSITION_JS, element)
+            if now == after and now != before:
+                break
+            after = now
+    finally:
+        with contextlib.suppress(PlaywrightError):
+            await scroller.dispose()
+    kind = before.pop("kind")
+    after.pop("kind", None)
+    return {"scroller": kind, "before": before, "after": after, "moved": before != after}
 
 
 # ---------------------------------------------------------------- resize

@@ -254,27 +254,35 @@ def _act_data(data: dict[str, Any], ref: Any) -> list[str]:
             continue
         if key == "labels" and value == data.get("selected"):
             continue
-        if key == "reformatted" and isinstance(value, dict):
-            parts.extend(_reformatted(value))
+        if key in ("reformatted", "unverified") and isinstance(value, dict):
+            parts.extend(_typed_fields(key, value))
+            continue
+        if key == "left" and isinstance(value, dict):
+            parts.append(f"{value.get('ref')} {value.get('how')} when left: {_typed_shown(value)}")
             continue
         parts.append(f"{key}={_inline(value)}")
     return parts
 
 
-def _reformatted(value: dict[str, Any]) -> list[str]:
+def _typed_fields(kind: str, value: dict[str, Any]) -> list[str]:
     """`reformatted: typed "5551234567", field shows "(555) 123-4567"`, one per field of a
-    fill (`e3 reformatted: ...`); a secret field's by lengths only."""
+    fill (`e3 reformatted: ...`); a secret field's by lengths only. `unverified` (the page
+    took the input and reacted) says how much the page changed."""
     if not all(isinstance(v, dict) for v in value.values()):
-        return ["reformatted: " + _typed_shown(value)]
-    return [f"{ref} reformatted: {_typed_shown(one)}" for ref, one in value.items()]
+        return [f"{kind}: {_typed_shown(value)}"]
+    return [f"{ref} {kind}: {_typed_shown(one)}" for ref, one in value.items()]
 
 
 def _typed_shown(one: dict[str, Any]) -> str:
     if "typed_length" in one:
         typed, shown = one["typed_length"], one.get("value_length")
-        return f"typed {typed} characters, field shows {shown} characters"
-    typed, shown = (json.dumps(one.get(k), ensure_ascii=False) for k in ("typed", "value"))
-    return f"typed {typed}, field shows {shown}"
+        said = f"typed {typed} characters, field shows {shown} characters"
+    else:
+        typed, shown = (json.dumps(one.get(k), ensure_ascii=False) for k in ("typed", "value"))
+        said = f"typed {typed}, field shows {shown}"
+    if one.get("page_changes"):
+        said += f" (the page took the keys and changed {one['page_changes']} times)"
+    return said
 
 
 def _act_extra(result: dict[str, Any]) -> list[str]:

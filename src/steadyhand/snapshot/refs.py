@@ -71,10 +71,9 @@ LABEL_CHARS = 60
 MAX_ENTRIES = 20_000  # per tab; beyond it, refs absent from the last snapshot are dropped
 
 
-# Blocks of prose an agent may need to select text in (`select-text REF`): they get a ref
-# once they hold this much text (a short status line is read, not selected).
+# Blocks of prose an agent may need to select text in or click into (`select-text REF`,
+# `click REF --count 3`, a paragraph of an editor): every one that holds text gets a ref.
 TEXT_BLOCKS = frozenset({"paragraph", "blockquote"})
-SELECTABLE_CHARS = 40
 
 
 def deserves_ref(node: Node) -> bool:
@@ -84,8 +83,18 @@ def deserves_ref(node: Node) -> bool:
     if node.role == "option" and node.parent is not None and node.parent.role == "combobox":
         return False  # a native select's choice: `select REF VALUE` picks it, not a click
     if node.role in TEXT_BLOCKS and not node.how:
-        return len(node.all_text(SELECTABLE_CHARS)) >= SELECTABLE_CHARS
+        return bool(node.all_text(1).strip())
+    if node.role == "row":  # a row of an interactive grid: a person clicks it to open it
+        headers = all(c.role == "columnheader" for c in node.children if c.role != "text")
+        return bool(node.how) or (_in_grid(node) and not headers)
     return node.role in ACTIONABLE or node.role in CONTAINERS or bool(node.how)
+
+
+def _in_grid(row: Node) -> bool:
+    for above in row.ancestors():
+        if above.role in ("table", "grid", "treegrid"):
+            return above.role != "table" or "clickable" in above.how
+    return False
 
 
 @dataclass(frozen=True)
@@ -138,9 +147,9 @@ def container_label(node: Node) -> str | None:
     if node.role == "row":
         label = row_label(node)
         return f"row {label}" if label else None
-    if node.role == "listitem":
+    if node.role in ("listitem", "group") and not node.name:
         label = item_label(node)
-        return f"listitem {label}" if label else None
+        return f"{node.role} {label}" if label else None
     if node.role == "iframe":
         return "iframe"
     if node.name and node.role not in ACTIONABLE:

@@ -158,6 +158,8 @@ def _tree(node: Node, depth: int, view: View, lines: list[str]) -> None:
 def _is_wrapper(node: Node) -> bool:
     return (
         node.role in WRAPPERS
+        # An unnamed group that holds text beside its controls says which goes with which.
+        and not (node.role == "group" and any(c.role == "text" for c in node.children))
         and not node.name
         and node.ref is None
         and not node.text
@@ -275,7 +277,7 @@ def with_context(root: Node) -> Iterable[tuple[Node, str, str]]:
         yield node, path, near
         inner = (*containers, node) if node.role in LANDMARKS else containers
         label = row_label(node) if node.role == "row" else ""
-        label = item_label(node) if node.role == "listitem" else label
+        label = item_label(node) if node.role in ("listitem", "group") else label
         if label:
             near = f"{node.role} {json.dumps(label, ensure_ascii=False)}"
         stack.extend((c, inner, near) for c in reversed(node.children))

@@ -16,6 +16,18 @@ from steadyhand.snapshot.page_model import PageModel
 from steadyhand.snapshot.refs import RefRegistry
 
 
+@dataclass(frozen=True)
+class TypedField:
+    """A field the agent typed into and has not left yet."""
+
+    target: str  # the ref or locator typed into, as the agent gave it
+    doc: str  # its document's page-model id
+    id: int  # its id in that document's page model
+    typed: str
+    value: str  # what it held right after typing
+    secret: bool  # only lengths may be reported
+
+
 @dataclass(eq=False)
 class SnapshotState:
     """One tab's snapshot state."""
@@ -28,6 +40,9 @@ class SnapshotState:
     acted_since_baseline: bool = False
     # The last long snapshot, kept so `--offset` pages through one and the same text.
     paged: tuple[tuple[object, ...], str] | None = None
+    # The field typed into last, until an action leaves it: that action reports what the
+    # page made of the value once left (checking never blurs a field to find out).
+    typed: TypedField | None = None
 
     def seen(self, capture: Capture) -> None:
         """The agent now knows the page as `capture` read it: later changes diff from it."""

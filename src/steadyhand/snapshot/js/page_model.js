@@ -813,7 +813,200 @@
         "touchstart",
         "contextmenu",
         "auxclick"
-      ]), KEYS = /* @__PURE__ */ new Set(["keydown", "keyup", "keypress"]), DROPS = /* @__PURE__ */ new Set(["drop", "dragover", "dragenter"]), ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/, ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/, CONTROLS = "button,a[href],input,select,textarea,[role=button],[role=checkbox],[role=switch],[role=link]", SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+      ]), KEYS = /* @__PURE__ */ new Set(["keydown", "keyup", "keypress"]), DROPS = /* @__PURE__ */ new Set(["drop", "dragover", "dragenter"]), ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/, ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/, CONTROLS = "button,a[href],input,select,textarea,[role=button],[role=checkbox],[role=switch],[role=link]", INNER_CONTROLS = CONTROLS + ",[tabindex],[contenteditable],[onclick]", CONTROL_ROLES = /* @__PURE__ */ new Set([
+        "button",
+        "link",
+        "textbox",
+        "searchbox",
+        "checkbox",
+        "radio",
+        "combobox",
+        "listbox",
+        "option",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "tab",
+        "switch",
+        "slider",
+        "spinbutton",
+        "treeitem"
+      ]), FIELD_ROLES = /* @__PURE__ */ new Set(["textbox", "searchbox", "combobox", "spinbutton", "listbox"]), TEXT_AFTER_ROLES = /* @__PURE__ */ new Set(["checkbox", "radio", "switch"]), DERIVE_ROLES = /* @__PURE__ */ new Set(["button", "link", "menuitem", "tab"]), FILE_NOISE = /* @__PURE__ */ new Set(["icon", "icons", "img", "image", "images", "btn", "button", "sprite", "small", "large", "white", "black", "dark", "light", "default", "active", "hover"]), DERIVED = /* @__PURE__ */ new Set(["icon", "class", "image", "ancestor"]), ACTION_WORDS = /* @__PURE__ */ new Set([
+        "add",
+        "plus",
+        "minus",
+        "remove",
+        "delete",
+        "trash",
+        "bin",
+        "erase",
+        "edit",
+        "pencil",
+        "compose",
+        "write",
+        "reply",
+        "retweet",
+        "repost",
+        "like",
+        "unlike",
+        "heart",
+        "love",
+        "favorite",
+        "favourite",
+        "fav",
+        "star",
+        "bookmark",
+        "save",
+        "share",
+        "send",
+        "forward",
+        "more",
+        "ellipsis",
+        "kebab",
+        "options",
+        "settings",
+        "gear",
+        "cog",
+        "preferences",
+        "close",
+        "cancel",
+        "dismiss",
+        "clear",
+        "search",
+        "find",
+        "zoom",
+        "filter",
+        "sort",
+        "refresh",
+        "reload",
+        "sync",
+        "undo",
+        "redo",
+        "copy",
+        "clone",
+        "duplicate",
+        "paste",
+        "cut",
+        "print",
+        "download",
+        "upload",
+        "export",
+        "import",
+        "attach",
+        "attachment",
+        "paperclip",
+        "unlink",
+        "play",
+        "pause",
+        "stop",
+        "record",
+        "mute",
+        "unmute",
+        "volume",
+        "next",
+        "prev",
+        "previous",
+        "back",
+        "expand",
+        "collapse",
+        "maximize",
+        "minimize",
+        "fullscreen",
+        "menu",
+        "hamburger",
+        "home",
+        "user",
+        "profile",
+        "account",
+        "login",
+        "logout",
+        "signin",
+        "signout",
+        "cart",
+        "basket",
+        "checkout",
+        "bell",
+        "notifications",
+        "notification",
+        "mail",
+        "email",
+        "inbox",
+        "message",
+        "messages",
+        "chat",
+        "comment",
+        "comments",
+        "info",
+        "help",
+        "question",
+        "warning",
+        "check",
+        "tick",
+        "done",
+        "approve",
+        "reject",
+        "ban",
+        "block",
+        "flag",
+        "report",
+        "pin",
+        "unpin",
+        "lock",
+        "unlock",
+        "eye",
+        "view",
+        "preview",
+        "hide",
+        "calendar",
+        "clock",
+        "location",
+        "map",
+        "camera",
+        "photo",
+        "video",
+        "music",
+        "microphone",
+        "mic",
+        "phone",
+        "call",
+        "archive",
+        "folder",
+        "tag",
+        "resize",
+        "rotate",
+        "crop",
+        "bold",
+        "italic",
+        "underline",
+        "strikethrough",
+        "indent",
+        "outdent",
+        "quote",
+        "emoji",
+        "upvote",
+        "downvote",
+        "vote",
+        "follow",
+        "unfollow",
+        "subscribe",
+        "unsubscribe",
+        "mention",
+        "retry",
+        "rewind",
+        "shuffle",
+        "repeat",
+        "skip",
+        "translate",
+        "logout",
+        "new",
+        "create",
+        "open",
+        "launch",
+        "run",
+        "submit",
+        "go",
+        "help"
+      ]), HANDLE_CLASS = /(?:^|[\s_-])(?:handle|thumb|knob)(?:$|[\s_-])/i, SLIDER_CLASS = /slider|range/i, SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
       function newRegistry() {
         let models = /* @__PURE__ */ new WeakMap(), get = WeakMap.prototype.get, set = WeakMap.prototype.set, registry = Object.freeze({
           of: (d) => get.call(models, d),
@@ -877,7 +1070,7 @@
           target instanceof Element && dirty.add(target);
         };
         for (let type of ["input", "change"]) window.addEventListener(type, touched, !0);
-        let styles = /* @__PURE__ */ new Map();
+        let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map();
         function style(el) {
           let s = styles.get(el);
           return s === void 0 && (s = getComputedStyle(el), styles.set(el, s)), s;
@@ -897,17 +1090,61 @@
           return a;
         }
         function roleOf(el, tag, s) {
+          let role = baseRole(el, tag, s);
+          return role === "generic" && sliderHandle(el) ? "slider" : role;
+        }
+        function baseRole(el, tag, s) {
           if (tag === "a" && !el.hasAttribute("href") && !el.hasAttribute("role") && (handles(el, "click") || el.onclick || s.cursor === "pointer"))
             return "link";
           if (tag === "caption") return "caption";
-          if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable))
-            return "textbox";
+          if (el.isContentEditable) {
+            let parent = el.parentElement;
+            if (!(parent && parent.isContentEditable)) return "textbox";
+            if ((tag === "div" || tag === "p") && !(parent.parentElement && parent.parentElement.isContentEditable) && !s.display.startsWith("inline") && blocksIn(parent) >= 2)
+              return "paragraph";
+          }
           let role = getRole(el);
           if (role == null && tag === "input") {
             let type = el.type;
             return type === "file" || type === "color" ? "button" : type === "hidden" ? "none" : "textbox";
           }
           return role == null ? tag === "p" ? "paragraph" : tag === "blockquote" ? "blockquote" : tag === "code" ? "code" : tag === "strong" || tag === "b" ? "strong" : tag === "em" || tag === "i" ? "emphasis" : tag === "svg" ? el.querySelector(":scope > title") ? "img" : "generic" : tag === "label" ? "generic" : tag === "select" ? el.multiple || el.size > 1 ? "listbox" : "combobox" : "generic" : (role = role.split(" ")[0], role === "region" && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") || (tag === "header" || tag === "footer") && el.closest("article,aside,main,nav,section") ? "generic" : role);
+        }
+        function classOf(el) {
+          let c = el.className;
+          return typeof c == "string" ? c : c && c.baseVal || "";
+        }
+        function sliderHandle(el) {
+          let own = classOf(el);
+          if (!HANDLE_CLASS.test(own) || el.querySelector(INNER_CONTROLS)) return !1;
+          if (!SLIDER_CLASS.test(own)) {
+            let track = parentOf(el);
+            if (!track || !SLIDER_CLASS.test(classOf(track))) return !1;
+          }
+          return el.hasAttribute("tabindex") || handles(el, "key") || handles(el, "click");
+        }
+        function sliderState(el, a) {
+          let track = parentOf(el), $ = window.jQuery, widget = track && $ && $.data ? safe(() => $.data(track, "ui-slider")) : null;
+          if (widget && widget.options) {
+            let o = widget.options, at = [...track.children].filter((c) => c.classList.contains("ui-slider-handle")).indexOf(el), value2 = o.values && o.values.length ? safe(() => widget.values(at)) : safe(() => widget.value());
+            value2 != null && (a.value = String(value2)), o.min !== void 0 && (a.min = String(o.min)), o.max !== void 0 && (a.max = String(o.max));
+            return;
+          }
+          let shown = text(el.textContent).trim();
+          if (shown) {
+            a.valuetext = shown;
+            return;
+          }
+          if (!track) return;
+          let t = track.getBoundingClientRect(), h = el.getBoundingClientRect(), share = null;
+          t.width >= t.height && t.width > 0 ? share = (h.x + h.width / 2 - t.x) / t.width : t.height > 0 && (share = (t.bottom - (h.y + h.height / 2)) / t.height), share !== null && (a.valuetext = `${Math.round(Math.min(1, Math.max(0, share)) * 100)}%`);
+        }
+        function safe(f) {
+          try {
+            return f();
+          } catch {
+            return null;
+          }
         }
         function derivedName(el) {
           for (let node of [el, ...el.querySelectorAll("i,span,svg,use,em")].slice(0, 8)) {
@@ -936,7 +1173,34 @@
               break;
             }
           }
+          let parts = [el, ...el.querySelectorAll("*")].slice(0, 8);
+          for (let node of parts) {
+            let src = node.localName === "img" ? node.getAttribute("src") : null, bg = style(node).backgroundImage, url = src || (bg && bg !== "none" ? (/url\(["']?([^"')]+)["']?\)/.exec(bg) || [])[1] : null), word = url && fileWord(url);
+            if (word) return [word, "image"];
+          }
+          for (let node of parts) {
+            let word = classWord(classOf(node));
+            if (word) return [word, "class"];
+          }
           return null;
+        }
+        function words(raw) {
+          return raw.replace(/([a-z])([A-Z])/g, "$1 $2").split(/[\s_\-.@]+/).map((w) => w.toLowerCase());
+        }
+        function actionWord(w) {
+          return ACTION_WORDS.has(w) ? w : null;
+        }
+        function classWord(cls) {
+          for (let token of cls.split(/\s+/))
+            if (!/^(?:css|sc|jsx|svelte|emotion|styled)-/i.test(token)) {
+              for (let w of words(token.split(/_{2,}|-{2,}/)[0] || "")) if (actionWord(w)) return w;
+            }
+          return null;
+        }
+        function fileWord(url) {
+          if (url.startsWith("data:")) return null;
+          let stem = (url.split(/[?#]/)[0].split("/").pop() || "").replace(/\.[a-z0-9]+$/i, ""), found = words(stem).filter((w) => /^[a-z]{3,16}$/.test(w) && /[aeiouy]/.test(w) && !FILE_NOISE.has(w));
+          return found.length ? found.join(" ") : null;
         }
         function visuallyHidden(el) {
           let s = style(el);
@@ -966,12 +1230,16 @@
         }
         function how(el, tag, role, s, parentPointer) {
           let out = [];
-          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
+          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && !strip(el) && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
           let tabindex = el.getAttribute("tabindex");
           return WRAPPERS.has(role) && (tabindex !== null && Number(tabindex) >= 0 || handles(el, "key")) && out.push("focusable"), ((s.overflowY === "auto" || s.overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1 && tag !== "textarea" && tag !== "body" && tag !== "html" || (s.overflowX === "auto" || s.overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1 && tag !== "textarea" && tag !== "body" && tag !== "html") && out.push("scrollable"), out;
         }
         function text(s) {
           return s.replace(/\s+/g, " ");
+        }
+        function strip(el) {
+          let r = el.getBoundingClientRect();
+          return (r.width < 8 || r.height < 8) && !el.textContent.trim();
         }
         function read(el, parentPointer, out) {
           let tag = el.localName;
@@ -982,24 +1250,40 @@
           el.shadowRoot && observe(el.shadowRoot);
           let role = invisible ? "generic" : roleOf(el, tag, s), node = { i: idOf(el), r: role };
           invisible || describe(el, tag, role, s, node, parentPointer);
-          let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n), pointer = s.cursor === "pointer";
-          if (node.leaf || !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n)
+          let pointer = s.cursor === "pointer", presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS), inside = 0;
+          if (node.leaf || presentational)
             delete node.leaf;
           else if (tag === "iframe" || tag === "frame")
             node.r = "iframe", node.f = 1;
           else {
-            let kids = [], block = !keep && !invisible && !s.display.startsWith("inline") && s.display !== "contents";
+            let kids = [], block = !invisible && !s.display.startsWith("inline") && s.display !== "contents";
             block && kids.push(`
 `);
             let names = tag === "label" && namesItsControl(el);
-            if (children(el, pointer, kids, !invisible && !names), block && kids.push(`
-`), !keep) {
+            children(el, pointer, kids, !invisible && !names), block && kids.push(`
+`);
+            for (let k of kids) typeof k == "object" && (inside += controlsIn.get(k) || 0);
+            inside && (inside >= 2 || !hasText(kids)) && node.h && !CONTROL_ROLES.has(role) && node.h.includes("clickable") && (node.h = node.h.filter((w) => w !== "clickable"), node.h.length || delete node.h, node.a && DERIVED.has(node.a["named-by"]) && (delete node.n, delete node.a["named-by"], Object.keys(node.a).length || delete node.a));
+            let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n);
+            if (!keep && !invisible && inside && repeated(el) && hasText(kids) && (node.r = "group", keep = !0), !keep) {
               for (let k of kids) out.push(k);
               return;
             }
             if (tidy(kids, node), role === "paragraph" && node.t === void 0 && !node.c && !node.h) return;
           }
-          emitted.set(el, role), out.push(node);
+          controlsIn.set(node, inside + (isControl2(node) ? 1 : 0)), emitted.set(el, node.r), out.push(node);
+        }
+        function isControl2(node) {
+          return CONTROL_ROLES.has(node.r) || !!(node.h && node.h.some((w) => w !== "scrollable"));
+        }
+        function repeated(el) {
+          let cls = classOf(el), same = (o) => o !== null && o.localName === el.localName && classOf(o) === cls;
+          return same(el.previousElementSibling) || same(el.nextElementSibling);
+        }
+        function hasText(kids) {
+          return kids.some(
+            (k) => typeof k == "string" ? k.trim() !== "" : !controlsIn.get(k) && (k.t !== void 0 || k.c !== void 0 || k.n !== void 0)
+          );
         }
         function namesItsControl(label) {
           let control = label.control;
@@ -1042,8 +1326,17 @@
           }
           return labelIndex.get(el) || [];
         }
-        function nameOf(el, role) {
-          if (UNNAMED.has(role)) return ["", ""];
+        function nameOf(el, role, ways) {
+          let clickable = ways.includes("clickable");
+          if (UNNAMED.has(role)) {
+            let authored = authorName(el);
+            if (authored) return [authored, ""];
+            if (clickable || ways.includes("focusable")) {
+              let title = text(el.getAttribute("title") || "").trim();
+              if (title) return [title, "title"];
+            }
+            return clickable && !text(el.textContent).trim() ? derivedName(el) || ["", ""] : ["", ""];
+          }
           let name = "";
           try {
             name = computeAccessibleName(el, nameOptions);
@@ -1052,29 +1345,66 @@
           }
           if (name = text(name).replace(/[\uE000-\uF8FF]/g, "").trim(), !name && el.getAttribute("title") && (name = text(el.getAttribute("title")).trim(), name))
             return [name, "title"];
-          if (!name && (role === "button" || role === "link" || role === "menuitem" || role === "tab")) {
+          if (!name && (DERIVE_ROLES.has(role) || clickable && WRAPPERS.has(role))) {
             let derived = derivedName(el);
             if (derived) return derived;
           }
+          if (!name && FIELD_ROLES.has(role)) {
+            let before = textBeside(el, "previous");
+            if (before) return [before, "text"];
+          }
+          if (!name && TEXT_AFTER_ROLES.has(role)) {
+            let after = textBeside(el, "next");
+            if (after) return [after, "text"];
+          }
           return [name, ""];
         }
-        function describe(el, tag, role, s, node, parentPointer) {
-          let a = {};
-          if (!UNNAMED.has(role)) {
-            let [name, namedBy] = nameOf(el, role);
-            namedBy && (a["named-by"] = namedBy), name && (node.n = name);
-            let refs = el.getAttribute("aria-labelledby");
-            if (refs)
-              for (let id of refs.split(/\s+/)) {
-                let target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
-                if (target) {
-                  let list = labelledBy.get(target) || [];
-                  list.includes(el) || list.push(el), labelledBy.set(target, list);
-                }
-              }
+        function authorName(el) {
+          let ids2 = el.getAttribute("aria-labelledby");
+          if (ids2) {
+            let root = el.getRootNode(), parts = [];
+            for (let id of ids2.split(/\s+/)) {
+              let target = id && root.getElementById ? root.getElementById(id) : null;
+              target && target !== el && parts.push(target.getAttribute("aria-label") || target.textContent || "");
+            }
+            let joined = text(parts.join(" ")).trim();
+            if (joined) return joined;
           }
-          let ways = how(el, tag, role, s, parentPointer);
+          return text(el.getAttribute("aria-label") || "").trim();
+        }
+        function textBeside(el, side) {
+          let sibling = side === "previous" ? "previousSibling" : "nextSibling", e = el;
+          for (let depth = 0; depth < 3 && e; depth++) {
+            for (let n = e[sibling]; n; n = n[sibling]) {
+              let found = "";
+              if (n.nodeType === 3) found = n.data;
+              else if (n.nodeType === 1) {
+                if (SKIP.has(n.localName) || style(n).display === "none") continue;
+                if (n.matches(INNER_CONTROLS) || n.querySelector(INNER_CONTROLS)) return "";
+                found = n.textContent;
+              } else continue;
+              if (found = text(found).trim().replace(/\s*[:*]+$/, "").trim(), found) return found.length <= 50 ? found : "";
+            }
+            let p = parentOf(e);
+            if (!p || p === document.body || p.querySelectorAll(INNER_CONTROLS).length > 1) return "";
+            e = p;
+          }
+          return "";
+        }
+        function describe(el, tag, role, s, node, parentPointer) {
+          let a = {}, ways = how(el, tag, role, s, parentPointer);
           ways.length && (node.h = ways);
+          let [name, namedBy] = nameOf(el, role, ways);
+          namedBy && (a["named-by"] = namedBy), name && (node.n = name);
+          let refs = el.getAttribute("aria-labelledby");
+          if (refs)
+            for (let id of refs.split(/\s+/)) {
+              let target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
+              if (target) {
+                let list = labelledBy.get(target) || [];
+                list.includes(el) || list.push(el), labelledBy.set(target, list);
+              }
+            }
           let aria = (n) => el.getAttribute(n);
           if (CHECKABLE.has(role)) {
             let checked = aria("aria-checked");
@@ -1102,7 +1432,7 @@
             let max = aria("aria-valuemax");
             max !== null && (a.max = max);
             let vt = aria("aria-valuetext");
-            vt && (a.valuetext = vt), (tag === "input" || a.value !== void 0) && (node.leaf = !0);
+            vt && (a.valuetext = vt), role === "slider" && a.value === void 0 && a.valuetext === void 0 && !el.hasAttribute("role") && tag !== "input" && sliderState(el, a), (tag === "input" || a.value !== void 0 || a.valuetext !== void 0) && (node.leaf = !0);
           }
           (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton") && value(el, tag, role, node, a), tag === "a" && el.hasAttribute("href") && (node.p = { url: el.getAttribute("href") }, el.hasAttribute("download") && (a.download = ""));
           let placeholder = aria("placeholder") || aria("aria-placeholder");
@@ -1119,12 +1449,19 @@
             let chosen = el.selectedOptions;
             node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "", controls.set(el, controlState(el));
           } else if (el.isContentEditable) {
-            let t = el.innerText;
-            node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "\u2026" : t.replace(/\n$/, ""), a.multiline = "", node.leaf = !0;
+            if (a.multiline = "", blocksIn(el) < 2) {
+              let t = el.innerText;
+              node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "\u2026" : t.replace(/\n$/, ""), node.leaf = !0;
+            }
           } else aria("aria-multiline") === "true" && (a.multiline = "");
           function aria(n) {
             return el.getAttribute(n);
           }
+        }
+        function blocksIn(el) {
+          let n = 0;
+          for (let c of el.children) !SKIP.has(c.localName) && !style(c).display.startsWith("inline") && style(c).display !== "none" && n++;
+          return n;
         }
         function mayBeSecret(el) {
           if (el.type === "password") return !0;
@@ -1144,6 +1481,10 @@
           }
           let node = { i: 0, r: "document" };
           return tidy(kids, node), node.t !== void 0 && (node.c = [node.t], delete node.t), node;
+        }
+        function nameNow(el) {
+          let tag = el.localName, s = style(el), parent = parentOf(el), role = roleOf(el, tag, s);
+          return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor === "pointer" : !1))[0];
         }
         function readOne(el) {
           let parent = parentOf(el), out = [];
@@ -1170,7 +1511,7 @@
           return !1;
         }
         function begin() {
-          styles = /* @__PURE__ */ new Map(), labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();
+          styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map(), labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();
         }
         let LABELABLE_PROTOS = [
           HTMLInputElement,
@@ -1289,7 +1630,7 @@
             let el = elementOf(id);
             if (!el) return null;
             if (begin(), typeof name == "string") {
-              let now = withLabelIndex(() => nameOf(el, roleOf(el, el.localName, style(el)))[0]);
+              let now = withLabelIndex(() => nameNow(el));
               if (now !== name) return { renamed: now };
             }
             return actTarget(el);

@@ -53,6 +53,51 @@ const DROPS = new Set(["drop", "dragover", "dragenter"]);
 const ICON_PREFIX = /^(?:fa|fas|far|fal|fab|fa-solid|bi|icon|icons|glyphicon|mdi|ti|ri|la|octicon|codicon|gg|ion|ionicons?|feather|lucide|ph)-(.+)$/;
 const ICON_MODIFIERS = /^(?:lg|xs|sm|fw|[0-9]x|spin|pulse|solid|regular|light|thin|duotone|brands|inverse|border|stack|flip-.*|rotate-.*|pull-.*|ul|li)$/;
 const CONTROLS = "button,a[href],input,select,textarea,[role=button],[role=checkbox],[role=switch],[role=link]";
+// What a person can act on inside an element: a control, a field, or anything focusable.
+const INNER_CONTROLS = CONTROLS + ",[tabindex],[contenteditable],[onclick]";
+// Roles an agent acts on (refs.py's ACTIONABLE): a node with one of them is a control.
+const CONTROL_ROLES = new Set([
+  "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
+  "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
+  "spinbutton", "treeitem",
+]);
+// Fields an unlabelled one of which is named by the text right before it; checkable
+// controls by the text right after.
+const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "listbox"]);
+const TEXT_AFTER_ROLES = new Set(["checkbox", "radio", "switch"]);
+// Roles an unnamed element of which gets a name derived from what a person sees on it.
+const DERIVE_ROLES = new Set(["button", "link", "menuitem", "tab"]);
+const FILE_NOISE = new Set(["icon", "icons", "img", "image", "images", "btn", "button", "sprite", "small", "large", "white", "black", "dark", "light", "default", "active", "hover"]);
+const DERIVED = new Set(["icon", "class", "image", "ancestor"]);
+// Words that name what an icon control does, as icon sets and sites name them in class
+// and file names (`<span class="trash">`, `like-btn`, `icons/delete.png`): a word of an
+// unnamed control's classes or picture file that is one of these names it. Other class
+// words (layout, state, a library's prefix, a generated hash) never do.
+const ACTION_WORDS = new Set([
+  "add", "plus", "minus", "remove", "delete", "trash", "bin", "erase", "edit", "pencil",
+  "compose", "write", "reply", "retweet", "repost", "like", "unlike", "heart", "love",
+  "favorite", "favourite", "fav", "star", "bookmark", "save", "share", "send", "forward",
+  "more", "ellipsis", "kebab", "options", "settings", "gear", "cog", "preferences", "close",
+  "cancel", "dismiss", "clear", "search", "find", "zoom", "filter", "sort", "refresh",
+  "reload", "sync", "undo", "redo", "copy", "clone", "duplicate", "paste", "cut", "print",
+  "download", "upload", "export", "import", "attach", "attachment", "paperclip", "unlink",
+  "play", "pause", "stop", "record", "mute", "unmute", "volume", "next", "prev", "previous",
+  "back", "expand", "collapse", "maximize", "minimize", "fullscreen", "menu", "hamburger",
+  "home", "user", "profile", "account", "login", "logout", "signin", "signout", "cart",
+  "basket", "checkout", "bell", "notifications", "notification", "mail", "email", "inbox",
+  "message", "messages", "chat", "comment", "comments", "info", "help", "question", "warning",
+  "check", "tick", "done", "approve", "reject", "ban", "block", "flag", "report", "pin",
+  "unpin", "lock", "unlock", "eye", "view", "preview", "hide", "calendar", "clock", "location",
+  "map", "camera", "photo", "video", "music", "microphone", "mic", "phone", "call", "archive",
+  "folder", "tag", "resize", "rotate", "crop", "bold", "italic", "underline", "strikethrough",
+  "indent", "outdent", "quote", "emoji", "upvote", "downvote", "vote", "follow", "unfollow",
+  "subscribe", "unsubscribe", "mention", "retry", "rewind", "shuffle", "repeat", "skip",
+  "translate", "logout", "new", "create", "open", "launch", "run", "submit", "go", "help",
+]);
+// A handle (thumb, knob) of a slider drawn without ARIA: jQuery UI's `.ui-slider-handle`,
+// `range-thumb` in a `range-track`, ...
+const HANDLE_CLASS = /(?:^|[\s_-])(?:handle|thumb|knob)(?:$|[\s_-])/i;
+const SLIDER_CLASS = /slider|range/i;
 const SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
 
 function newRegistry() {
@@ -175,6 +220,7 @@ function install() {
 
   // ------------------------------------------------------------ reading one element
   let styles = new Map(); // per read: element -> computed style
+  let controlsIn = new Map(); // per read: node -> how many controls its subtree holds
   function style(el) {
     let s = styles.get(el);
     if (s === undefined) {
@@ -203,13 +249,23 @@ function install() {
   }
 
   function roleOf(el, tag, s) {
+    const role = baseRole(el, tag, s);
+    return role === "generic" && sliderHandle(el) ? "slider" : role;
+  }
+
+  function baseRole(el, tag, s) {
     if (tag === "a" && !el.hasAttribute("href") && !el.hasAttribute("role")) {
       // Chromium exposes a script-driven anchor as a link.
       if (handles(el, "click") || el.onclick || s.cursor === "pointer") return "link";
     }
     if (tag === "caption") return "caption";
-    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
-      return "textbox";
+    if (el.isContentEditable) {
+      const parent = el.parentElement;
+      if (!(parent && parent.isContentEditable)) return "textbox";
+      // A block straight inside an editor of several: one of its paragraphs.
+      if ((tag === "div" || tag === "p") && !(parent.parentElement && parent.parentElement.isContentEditable) && !s.display.startsWith("inline") && blocksIn(parent) >= 2) {
+        return "paragraph";
+      }
     }
     let role = getRole(el);
     if ((role === null || role === undefined) && tag === "input") {
@@ -238,6 +294,62 @@ function install() {
       return "generic";
     }
     return role;
+  }
+
+  function classOf(el) {
+    const c = el.className;
+    return typeof c === "string" ? c : (c && c.baseVal) || "";
+  }
+
+  // A slider's handle drawn without ARIA: a handle/thumb/knob class, in (or itself of) a
+  // slider or range, that a person can focus or drag, and that holds no text of its own
+  // beyond its value.
+  function sliderHandle(el) {
+    const own = classOf(el);
+    if (!HANDLE_CLASS.test(own) || el.querySelector(INNER_CONTROLS)) return false;
+    if (!SLIDER_CLASS.test(own)) {
+      const track = parentOf(el);
+      if (!track || !SLIDER_CLASS.test(classOf(track))) return false;
+    }
+    return el.hasAttribute("tabindex") || handles(el, "key") || handles(el, "click");
+  }
+
+  // What a slider drawn without ARIA shows: its widget's value and range where the
+  // library keeps them readable (jQuery UI), else where the handle sits on its track.
+  function sliderState(el, a) {
+    const track = parentOf(el);
+    const $ = window.jQuery;
+    const widget = track && $ && $.data ? safe(() => $.data(track, "ui-slider")) : null;
+    if (widget && widget.options) {
+      const o = widget.options;
+      const handlesOf = [...track.children].filter((c) => c.classList.contains("ui-slider-handle"));
+      const at = handlesOf.indexOf(el);
+      const value = o.values && o.values.length ? safe(() => widget.values(at)) : safe(() => widget.value());
+      if (value !== null && value !== undefined) a.value = String(value);
+      if (o.min !== undefined) a.min = String(o.min);
+      if (o.max !== undefined) a.max = String(o.max);
+      return;
+    }
+    const shown = text(el.textContent).trim();
+    if (shown) {
+      a.valuetext = shown;
+      return;
+    }
+    if (!track) return;
+    const t = track.getBoundingClientRect();
+    const h = el.getBoundingClientRect();
+    let share = null;
+    if (t.width >= t.height && t.width > 0) share = (h.x + h.width / 2 - t.x) / t.width;
+    else if (t.height > 0) share = (t.bottom - (h.y + h.height / 2)) / t.height;
+    if (share !== null) a.valuetext = `${Math.round(Math.min(1, Math.max(0, share)) * 100)}%`;
+  }
+
+  function safe(f) {
+    try {
+      return f();
+    } catch (e) {
+      return null;
+    }
   }
 
   function derivedName(el) {
@@ -270,7 +382,52 @@ function install() {
         break;
       }
     }
+    const parts = [el, ...el.querySelectorAll("*")].slice(0, 8);
+    // The file name of the picture drawn on it: an <img> without alt text, or a CSS
+    // background (`icons/delete.png` -> "delete").
+    for (const node of parts) {
+      const src = node.localName === "img" ? node.getAttribute("src") : null;
+      const bg = style(node).backgroundImage;
+      const url = src || (bg && bg !== "none" ? (/url\(["']?([^"')]+)["']?\)/.exec(bg) || [])[1] : null);
+      const word = url && fileWord(url);
+      if (word) return [word, "image"];
+    }
+    // A word of its classes that says what it does (`trash`, `reply`, `like-btn` -> "like"),
+    // never a layout word or a generated class (`css-1x9zq2`, `_3Kp0w`).
+    for (const node of parts) {
+      const word = classWord(classOf(node));
+      if (word) return [word, "class"];
+    }
     return null;
+  }
+
+  function words(raw) {
+    return raw
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .split(/[\s_\-.@]+/)
+      .map((w) => w.toLowerCase());
+  }
+
+  function actionWord(w) {
+    return ACTION_WORDS.has(w) ? w : null;
+  }
+
+  function classWord(cls) {
+    for (const token of cls.split(/\s+/)) {
+      // Not a generated class (`css-1x9zq2`); a CSS module's hash tail (`Button_trash__3xK2a`) is cut.
+      if (/^(?:css|sc|jsx|svelte|emotion|styled)-/i.test(token)) continue;
+      for (const w of words(token.split(/_{2,}|-{2,}/)[0] || "")) if (actionWord(w)) return w;
+    }
+    return null;
+  }
+
+  function fileWord(url) {
+    if (url.startsWith("data:")) return null;
+    const file = url.split(/[?#]/)[0].split("/").pop() || "";
+    const stem = file.replace(/\.[a-z0-9]+$/i, "");
+    // A picture's file name is chosen by a person: any word of it (not "icon", "img", a hash).
+    const found = words(stem).filter((w) => /^[a-z]{3,16}$/.test(w) && /[aeiouy]/.test(w) && !FILE_NOISE.has(w));
+    return found.length ? found.join(" ") : null;
   }
 
   function visuallyHidden(el) {
@@ -314,7 +471,7 @@ function install() {
     if (s.cursor === "pointer" && !parentPointer) out.push("clickable");
     // A click handler on a box of controls is most often delegation for those controls:
     // they carry the refs, the box does not.
-    if ((handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS)) {
+    if ((handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && !strip(el)) {
       out.push("clickable");
     }
     if (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) out.push("draggable");
@@ -336,6 +493,13 @@ function install() {
     return s.replace(/\s+/g, " ");
   }
 
+  // A strip thinner than a fingertip with nothing written on it: a grip a drag starts on
+  // (a column's resize handle), not something to click.
+  function strip(el) {
+    const r = el.getBoundingClientRect();
+    return (r.width < 8 || r.height < 8) && !el.textContent.trim();
+  }
+
   // The node for `el` and everything under it, or the children to put in its place when
   // it is not shown itself (a wrapper without a name, state or way to act on it).
   function read(el, parentPointer, out) {
@@ -349,21 +513,44 @@ function install() {
     const role = invisible ? "generic" : roleOf(el, tag, s);
     const node = { i: idOf(el), r: role };
     if (!invisible) describe(el, tag, role, s, node, parentPointer);
-    const keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n);
     const pointer = s.cursor === "pointer";
-    if (node.leaf || (!invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n)) {
+    // ARIA makes a button's or a tab's children presentational, but a control inside one
+    // is still there for a person to click: then the children are read.
+    const presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS);
+    let inside = 0; // controls in the subtree, this one excluded
+    if (node.leaf || presentational) {
       delete node.leaf;
     } else if (tag === "iframe" || tag === "frame") {
       node.r = "iframe";
       node.f = 1;
     } else {
       const kids = [];
-      const block = !keep && !invisible && !s.display.startsWith("inline") && s.display !== "contents";
+      const block = !invisible && !s.display.startsWith("inline") && s.display !== "contents";
       if (block) kids.push("\n");
       // A label's own words are already its control's name: shown once, on the control.
       const names = tag === "label" && namesItsControl(el);
       children(el, pointer, kids, !invisible && !names);
       if (block) kids.push("\n");
+      for (const k of kids) if (typeof k === "object") inside += controlsIn.get(k) || 0;
+      // A box whose click handler (or pointer) serves the controls inside it (delegation,
+      // a whole page's wrapper): they carry the refs, it does not.
+      if (inside && (inside >= 2 || !hasText(kids)) && node.h && !CONTROL_ROLES.has(role) && node.h.includes("clickable")) {
+        node.h = node.h.filter((w) => w !== "clickable");
+        if (!node.h.length) delete node.h;
+        if (node.a && DERIVED.has(node.a["named-by"])) {
+          delete node.n; // named only as something to click
+          delete node.a["named-by"];
+          if (!Object.keys(node.a).length) delete node.a;
+        }
+      }
+      let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n);
+      // One of several like boxes side by side, each holding a control and the text that
+      // goes with it (a card, a feed's post, a form's row): kept as a group, so which
+      // text belongs to which control is not lost.
+      if (!keep && !invisible && inside && repeated(el) && hasText(kids)) {
+        node.r = "group";
+        keep = true;
+      }
       if (!keep) {
         for (const k of kids) out.push(k);
         return;
@@ -371,8 +558,27 @@ function install() {
       tidy(kids, node);
       if (role === "paragraph" && node.t === undefined && !node.c && !node.h) return; // empty
     }
-    emitted.set(el, role);
+    controlsIn.set(node, inside + (isControl(node) ? 1 : 0));
+    emitted.set(el, node.r);
     out.push(node);
+  }
+
+  function isControl(node) {
+    return CONTROL_ROLES.has(node.r) || Boolean(node.h && node.h.some((w) => w !== "scrollable"));
+  }
+
+  // Whether an element stands beside a sibling of its own kind (same tag and classes).
+  function repeated(el) {
+    const cls = classOf(el);
+    const same = (o) => o !== null && o.localName === el.localName && classOf(o) === cls;
+    return same(el.previousElementSibling) || same(el.nextElementSibling);
+  }
+
+  // Whether read children hold text of their own (not only controls).
+  function hasText(kids) {
+    return kids.some((k) =>
+      typeof k === "string" ? k.trim() !== "" : !controlsIn.get(k) && (k.t !== undefined || k.c !== undefined || k.n !== undefined),
+    );
   }
 
   function namesItsControl(label) {
@@ -448,8 +654,21 @@ function install() {
   }
 
   // An element's name as the model shows it, and where it came from when it is derived.
-  function nameOf(el, role) {
-    if (UNNAMED.has(role)) return ["", ""];
+  // `ways`: how a person acts on it (how()); an unnamed one they can click is named from
+  // what they see on it.
+  function nameOf(el, role, ways) {
+    const clickable = ways.includes("clickable");
+    if (UNNAMED.has(role)) {
+      // A name the author wrote is never dropped, whatever the role (Chromium exposes it).
+      const authored = authorName(el);
+      if (authored) return [authored, ""];
+      if (clickable || ways.includes("focusable")) {
+        const title = text(el.getAttribute("title") || "").trim();
+        if (title) return [title, "title"];
+      }
+      if (clickable && !text(el.textContent).trim()) return derivedName(el) || ["", ""];
+      return ["", ""];
+    }
     let name = "";
     try {
       name = computeAccessibleName(el, nameOptions);
@@ -462,33 +681,80 @@ function install() {
       name = text(el.getAttribute("title")).trim();
       if (name) return [name, "title"];
     }
-    if (!name && (role === "button" || role === "link" || role === "menuitem" || role === "tab")) {
+    if (!name && (DERIVE_ROLES.has(role) || (clickable && WRAPPERS.has(role)))) {
       const derived = derivedName(el);
       if (derived) return derived;
+    }
+    if (!name && FIELD_ROLES.has(role)) {
+      const before = textBeside(el, "previous");
+      if (before) return [before, "text"];
+    }
+    if (!name && TEXT_AFTER_ROLES.has(role)) {
+      const after = textBeside(el, "next");
+      if (after) return [after, "text"];
     }
     return [name, ""];
   }
 
+  // aria-labelledby's text, else aria-label: the name an author gave an element.
+  function authorName(el) {
+    const ids = el.getAttribute("aria-labelledby");
+    if (ids) {
+      const root = el.getRootNode();
+      const parts = [];
+      for (const id of ids.split(/\s+/)) {
+        const target = id && root.getElementById ? root.getElementById(id) : null;
+        if (target && target !== el) parts.push(target.getAttribute("aria-label") || target.textContent || "");
+      }
+      const joined = text(parts.join(" ")).trim();
+      if (joined) return joined;
+    }
+    return text(el.getAttribute("aria-label") || "").trim();
+  }
+
+  // The text a person reads right before (or after) an unlabelled field in its box:
+  // "Last name:" then the field. Only text, never across another control; up through
+  // wrappers that hold nothing else. A trailing colon or asterisk is dropped.
+  function textBeside(el, side) {
+    const sibling = side === "previous" ? "previousSibling" : "nextSibling";
+    let e = el;
+    for (let depth = 0; depth < 3 && e; depth++) {
+      for (let n = e[sibling]; n; n = n[sibling]) {
+        let found = "";
+        if (n.nodeType === 3) found = n.data;
+        else if (n.nodeType === 1) {
+          if (SKIP.has(n.localName) || style(n).display === "none") continue;
+          if (n.matches(INNER_CONTROLS) || n.querySelector(INNER_CONTROLS)) return "";
+          found = n.textContent;
+        } else continue;
+        found = text(found).trim().replace(/\s*[:*]+$/, "").trim();
+        if (found) return found.length <= 50 ? found : "";
+      }
+      const p = parentOf(e);
+      if (!p || p === document.body || p.querySelectorAll(INNER_CONTROLS).length > 1) return "";
+      e = p;
+    }
+    return "";
+  }
+
   function describe(el, tag, role, s, node, parentPointer) {
     const a = {};
-    if (!UNNAMED.has(role)) {
-      const [name, namedBy] = nameOf(el, role);
-      if (namedBy) a["named-by"] = namedBy;
-      if (name) node.n = name;
-      const refs = el.getAttribute("aria-labelledby");
-      if (refs) {
-        for (const id of refs.split(/\s+/)) {
-          const target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
-          if (target) {
-            const list = labelledBy.get(target) || [];
-            if (!list.includes(el)) list.push(el);
-            labelledBy.set(target, list);
-          }
+    const ways = how(el, tag, role, s, parentPointer);
+    if (ways.length) node.h = ways;
+    const [name, namedBy] = nameOf(el, role, ways);
+    if (namedBy) a["named-by"] = namedBy;
+    if (name) node.n = name;
+    const refs = el.getAttribute("aria-labelledby");
+    if (refs) {
+      for (const id of refs.split(/\s+/)) {
+        const target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
+        if (target) {
+          const list = labelledBy.get(target) || [];
+          if (!list.includes(el)) list.push(el);
+          labelledBy.set(target, list);
         }
       }
     }
-    const ways = how(el, tag, role, s, parentPointer);
-    if (ways.length) node.h = ways;
     // State.
     const aria = (n) => el.getAttribute(n);
     if (CHECKABLE.has(role)) {
@@ -534,7 +800,10 @@ function install() {
       if (max !== null) a.max = max;
       const vt = aria("aria-valuetext");
       if (vt) a.valuetext = vt;
-      if (tag === "input" || a.value !== undefined) node.leaf = true;
+      if (role === "slider" && a.value === undefined && a.valuetext === undefined && !el.hasAttribute("role") && tag !== "input") {
+        sliderState(el, a);
+      }
+      if (tag === "input" || a.value !== undefined || a.valuetext !== undefined) node.leaf = true;
     }
     if (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton") {
       value(el, tag, role, node, a);
@@ -568,10 +837,14 @@ function install() {
       node.v = chosen.length ? text(chosen[0].label || chosen[0].text).trim() : "";
       controls.set(el, controlState(el));
     } else if (el.isContentEditable) {
-      const t = el.innerText;
-      node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "…" : t.replace(/\n$/, "");
       a.multiline = "";
-      node.leaf = true;
+      // An editor of several blocks shows them, each one a paragraph a person can click
+      // into or select; one of a single block shows its text as its value.
+      if (blocksIn(el) < 2) {
+        const t = el.innerText;
+        node.v = t.length > MAX_TEXT ? t.slice(0, MAX_TEXT) + "…" : t.replace(/\n$/, "");
+        node.leaf = true;
+      }
     } else if (aria("aria-multiline") === "true") {
       a.multiline = "";
     }
@@ -582,6 +855,12 @@ function install() {
 
   // A field whose value must never leave the page: a password, or one the page marks as
   // a secret (autocomplete, masked text).
+  function blocksIn(el) {
+    let n = 0;
+    for (const c of el.children) if (!SKIP.has(c.localName) && !style(c).display.startsWith("inline") && style(c).display !== "none") n++;
+    return n;
+  }
+
   function mayBeSecret(el) {
     if (el.type === "password") return true;
     const auto = (el.getAttribute("autocomplete") || "").toLowerCase();
@@ -609,6 +888,15 @@ function install() {
       delete node.t;
     }
     return node;
+  }
+
+  // An element's name as a read would show it now.
+  function nameNow(el) {
+    const tag = el.localName;
+    const s = style(el);
+    const parent = parentOf(el);
+    const role = roleOf(el, tag, s);
+    return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor === "pointer" : false))[0];
   }
 
   function readOne(el) {
@@ -648,6 +936,7 @@ function install() {
 
   function begin() {
     styles = new Map();
+    controlsIn = new Map();
     labelIndex = new Map();
     indexedScopes = new Set();
   }
@@ -809,7 +1098,7 @@ function install() {
       if (!el) return null;
       begin();
       if (typeof name === "string") {
-        const now = withLabelIndex(() => nameOf(el, roleOf(el, el.localName, style(el)))[0]);
+        const now = withLabelIndex(() => nameNow(el));
         if (now !== name) return { renamed: now };
       }
       return actTarget(el);
