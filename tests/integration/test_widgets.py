@@ -125,7 +125,7 @@ def test_a_clickable_table_cell(daemon: Daemon, site: str) -> None:
     shot = open_widget(daemon, site, s, "table-cells.html")
     row = line_of(shot, "78 High Street, Hampton")
     cell = ref_of(row, "cell", "78 High Street, Hampton")
-    assert f"[ref={cell}] [clickable]" in row
+    assert f'cell "78 High Street, Hampton" [ref={cell}]' in row, "a ref: it is clicked"
     daemon.call("click", session=s, ref=cell)
     assert state(daemon, s)["address"] == "78 High Street, Hampton"
 

@@ -122,6 +122,8 @@ POSITION_JS = """(n, el) => {
     kind: n === root ? 'window' : n === el ? 'element' : 'container',
   };
 }"""
+TO_END_JS = """(n, to) => n.scrollTo({top: to === 'top' ? 0 : n.scrollHeight,
+  left: n.scrollLeft, behavior: 'instant'})"""
 WHEEL_SETTLE_S = 1.0  # a wheel's scroll lands within this (it may be animated)
 
 
@@ -182,10 +184,12 @@ async def scroll(call: Call, params: ScrollParams) -> ScrollResult:
         if params.ref is not None:
             async with act.target(params.ref) as target:
                 await act.ready()
-                if op["intoView"] or op["to"]:
+                if op["intoView"]:
                     found = await target.handle.evaluate(SCROLL_JS, op)
                 else:
-                    found = await _wheel(act.tab.page, target.handle, params.dx, params.dy)
+                    found = await _wheel(
+                        act.tab.page, target.handle, params.dx, params.dy, params.to
+                    )
         else:
             await act.ready()
             found = await act.tab.page.evaluate(f"op => ({SCROLL_JS})(null, op)", op)
@@ -193,10 +197,13 @@ async def scroll(call: Call, params: ScrollParams) -> ScrollResult:
     return ScrollResult.model_validate(done.model_dump() | found)
 
 
-async def _wheel(page: Page, element: ElementHandle, dx: int, dy: int) -> dict[str, Any]:
+async def _wheel(
+    page: Page, element: ElementHandle, dx: int, dy: int, to: str | None = None
+) -> dict[str, Any]:
     """Turn the mouse wheel over `element`, as a person scrolls a grid or a list: the page
     sees real wheel events (a virtual grid renders the rows that come into view), and the
-    box under the pointer scrolls. Where it was and is, as SCROLL_JS reports it."""
+    box under the pointer scrolls (`to`: that box is scrolled to its top or bottom). Where
+    it was and is, as SCROLL_JS reports it."""
     aim = await element.evaluate(WHEEL_AIM_JS)
     if aim is None:  # not in view: bring it in first
         await element.scroll_into_view_if_needed()
@@ -214,8 +221,11 @@ async def _wheel(page: Page, element: ElementHandle, dx: int, dy: int) -> dict[s
     scroller = await element.evaluate_handle(WHEEL_BOX_JS, [aim["x"], aim["y"]])
     try:
         before = await scroller.evaluate(POSITION_JS, element)
-        await page.mouse.move(x, y)
-        await page.mouse.wheel(dx, dy)
+        if to is not None:
+            await scroller.evaluate(TO_END_JS, to)
+        else:
+            await page.mouse.move(x, y)
+            await page.mouse.wheel(dx, dy)
         after = before
         until = time.monotonic() + WHEEL_SETTLE_S
         while time.monotonic() < until:  # the scroll lands (or does not) within a frame or two

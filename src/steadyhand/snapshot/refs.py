@@ -82,8 +82,10 @@ def deserves_ref(node: Node) -> bool:
         return False
     if node.role == "option" and node.parent is not None and node.parent.role == "combobox":
         return False  # a native select's choice: `select REF VALUE` picks it, not a click
-    if node.role in TEXT_BLOCKS and not node.how:
-        return bool(node.all_text(1).strip())
+    if node.role in TEXT_BLOCKS and not node.how:  # text of its own, not only controls'
+        return bool((node.text or "").strip()) or any(
+            c.role == "text" and (c.text or "").strip() for c in node.children
+        )
     if node.role == "row":  # a row of an interactive grid: a person clicks it to open it
         headers = all(c.role == "columnheader" for c in node.children if c.role != "text")
         return bool(node.how) or (_in_grid(node) and not headers)

@@ -13,12 +13,20 @@ Link targets are shown with `urls`; every cell gets its own line (and `take` a r
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from steadyhand.snapshot.refs import ACTIONABLE, LABEL_CHARS, item_label, row_label
-from steadyhand.snapshot.tree import STATE_ATTRS, Node
+from steadyhand.snapshot.refs import (
+    ACTIONABLE,
+    CONTAINERS,
+    LABEL_CHARS,
+    TEXT_BLOCKS,
+    item_label,
+    row_label,
+)
+from steadyhand.snapshot.tree import STATE_ATTRS, VALUE_ROLES, Node
 from steadyhand.vault import mask_text
 
 Mode = Literal["default", "compact", "interactive"]
@@ -89,17 +97,34 @@ def line_key(node: Node, view: View) -> str:
 
 
 def ways(node: Node) -> str:
-    """How a person acts on it, where its role does not say: ` [clickable] [draggable]`."""
-    said = ("clickable", "focusable") if node.role in ACTIONABLE else ()
+    """How a person acts on it, where its role does not say: ` [draggable] [focusable]`.
+
+    A ref says the element is acted on: one whose role says nothing of how (a `generic`, a
+    `listitem`, a row) is clicked, so `[clickable]` is left out but on the containers and
+    text blocks that carry a ref for another reason (a table to scroll, a paragraph to
+    select text in)."""
+    said: tuple[str, ...] = (
+        ("clickable", "focusable") if node.role in ACTIONABLE else ("clickable",)
+    )
+    if node.role in CONTAINERS or node.role in TEXT_BLOCKS:
+        said = ()
     return "".join(f" [{way}]" for way in node.how if way not in said)
 
 
 def own_text(node: Node) -> str | None:
-    """The value shown after the key, unless it only repeats the name."""
+    """The value shown after the key, unless it only repeats the name (a field's value is
+    always shown; other text whose every word is in the name is not: `"May 24, 2026": 24`)."""
     text = node.text
     if text is None or text == node.name:
         return None
-    return " ".join(text.split())
+    text = " ".join(text.split())
+    if node.name and node.role not in VALUE_ROLES and _words(text) <= _words(node.name):
+        return None
+    return text
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
 
 
 def render(roots: Iterable[Node], view: View) -> str:

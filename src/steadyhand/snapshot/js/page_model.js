@@ -1270,6 +1270,10 @@
               return;
             }
             if (tidy(kids, node), role === "paragraph" && node.t === void 0 && !node.c && !node.h) return;
+            if (node.r === "group" && node.t === void 0 && !(node.c || []).some((k) => typeof k == "string")) {
+              for (let k of node.c || []) out.push(k);
+              return;
+            }
           }
           controlsIn.set(node, inside + (isControl2(node) ? 1 : 0)), emitted.set(el, node.r), out.push(node);
         }
@@ -1303,7 +1307,14 @@
           for (let k of kids)
             typeof k == "string" ? k === `
 ` ? flush() : run += k : (flush(), out.push(k));
-          if (flush(), out.length === 1 && typeof out[0] == "string") {
+          flush();
+          for (let i = out.length - 1; i >= 0; i--) {
+            let k = out[i];
+            if (typeof k != "object" || !k.a || k.a["named-by"] !== "text") continue;
+            let at = TEXT_AFTER_ROLES.has(k.r) ? i + 1 : i - 1;
+            typeof out[at] == "string" && out[at].replace(/\s*[:*]+$/, "").trim() === k.n && (out.splice(at, 1), at < i && i--);
+          }
+          if (out.length === 1 && typeof out[0] == "string") {
             out[0] !== node.n && node.v === void 0 && (node.t = out[0]);
             return;
           }

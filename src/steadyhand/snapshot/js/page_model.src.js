@@ -557,6 +557,10 @@ function install() {
       }
       tidy(kids, node);
       if (role === "paragraph" && node.t === undefined && !node.c && !node.h) return; // empty
+      if (node.r === "group" && node.t === undefined && !(node.c || []).some((k) => typeof k === "string")) {
+        for (const k of node.c || []) out.push(k); // its text went into a field's name
+        return;
+      }
     }
     controlsIn.set(node, inside + (isControl(node) ? 1 : 0));
     emitted.set(el, node.r);
@@ -622,6 +626,17 @@ function install() {
       }
     }
     flush();
+    // Text that names the field beside it (`Last name:` then the field) is shown once,
+    // as the field's name, as a <label>'s is.
+    for (let i = out.length - 1; i >= 0; i--) {
+      const k = out[i];
+      if (typeof k !== "object" || !k.a || k.a["named-by"] !== "text") continue;
+      const at = TEXT_AFTER_ROLES.has(k.r) ? i + 1 : i - 1;
+      if (typeof out[at] === "string" && out[at].replace(/\s*[:*]+$/, "").trim() === k.n) {
+        out.splice(at, 1);
+        if (at < i) i--;
+      }
+    }
     if (out.length === 1 && typeof out[0] === "string") {
       if (out[0] !== node.n && node.v === undefined) node.t = out[0];
       return;
