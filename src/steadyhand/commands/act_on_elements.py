@@ -164,9 +164,43 @@ async def click_once(act: Act, spec: str, options: dict[str, Any]) -> None:
         act.detail["late_click"] = "the click landed as its try timed out; the tab navigated"
 
 
+# Whether the element lies (partly) outside what its scroll boxes or the viewport show:
+# a virtual grid's row rendered ahead of the scroll, say.
+OUT_OF_VIEW_JS = """e => {
+  const r = e.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return false;
+  const out = b => r.top < b.top - 1 || r.bottom > b.bottom + 1 || r.left < b.left - 1
+    || r.right > b.right + 1;
+  for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+    const s = getComputedStyle(p);
+    if (/(auto|scroll|hidden)/.test(s.overflowX + s.overflowY) && out(p.getBoundingClientRect()))
+      return true;
+  }
+  return out({top: 0, left: 0, bottom: innerHeight, right: innerWidth});
+}"""
+# Waits (at most `ms`) for the element's document to settle: what scrolling it into view
+# made the page render (a virtual grid re-renders the rows that came into view).
+SETTLE_E_JS = f"(e, ms) => {MODEL_OF_E} ? {MODEL_OF_E}.settle(ms) : null"
+SCROLL_SETTLE_MS = 300
+
+
+async def _into_view(act: Act, aim: Aim) -> None:
+    """Scroll an element that is out of view into view and let the page settle before the
+    click: a click that scrolls as it goes lands while the page re-renders what scrolled
+    in (a virtual grid), and may hit nothing."""
+    try:
+        if not await aim.handle.evaluate(OUT_OF_VIEW_JS):
+            return
+        await aim.handle.scroll_into_view_if_needed(timeout=act.try_ms)
+        await aim.handle.evaluate(SETTLE_E_JS, SCROLL_SETTLE_MS)
+    except PlaywrightError:
+        return  # gone or hidden: the click's own checks say why
+
+
 async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
     await act.ready(aim)
     await act.opens_another_tab(aim)
+    await _into_view(act, aim)
 
     async def click(ms: float) -> None:
         url = act.tab.page.url
