@@ -177,6 +177,15 @@ def test_unlabelled_fields_are_named_by_the_text_before_them(daemon: Daemon, sit
     )
     now = state(daemon, s)
     assert (now["last"], now["seat"]) == ("Hopper", "Aisle")
+    # The text is the field's name: when it changes, the field is renamed (the ref rule).
+    rename = "document.getElementById('last').previousSibling.data = 'Surname: '"
+    daemon.call("evaluate", session=s, expression=rename)
+    err = daemon.fail("type", session=s, ref=last, text="Lovelace")
+    assert err.code == "stale_ref" and err.data["reason"] == "renamed", err
+    renamed = line_of(daemon.snapshot(s), f"[ref={last}]")
+    assert renamed.startswith('- textbox "Surname"') and "[named-by=text]" in renamed, renamed
+    daemon.call("type", session=s, ref=last, text="Lovelace")
+    assert state(daemon, s)["last"] == "Lovelace"
 
 
 # 6 ------------------------------------------------------------------ icon names

@@ -1370,6 +1370,10 @@
           }
           return [name, ""];
         }
+        function depends(source, el) {
+          let list = labelledBy.get(source) || [];
+          list.includes(el) || list.push(el), labelledBy.set(source, list);
+        }
         function authorName(el) {
           let ids2 = el.getAttribute("aria-labelledby");
           if (ids2) {
@@ -1394,7 +1398,11 @@
                 if (n.matches(INNER_CONTROLS) || n.querySelector(INNER_CONTROLS)) return "";
                 found = n.textContent;
               } else continue;
-              if (found = text(found).trim().replace(/\s*[:*]+$/, "").trim(), found) return found.length <= 50 ? found : "";
+              if (found = text(found).trim().replace(/\s*[:*]+$/, "").trim(), found && found.length <= 50) {
+                let source = n.nodeType === 1 ? n : n.parentElement;
+                return source && depends(source, el), found;
+              }
+              if (found) return "";
             }
             let p = parentOf(e);
             if (!p || p === document.body || p.querySelectorAll(INNER_CONTROLS).length > 1) return "";
@@ -1411,10 +1419,7 @@
           if (refs)
             for (let id of refs.split(/\s+/)) {
               let target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
-              if (target) {
-                let list = labelledBy.get(target) || [];
-                list.includes(el) || list.push(el), labelledBy.set(target, list);
-              }
+              target && depends(target, el);
             }
           let aria = (n) => el.getAttribute(n);
           if (CHECKABLE.has(role)) {

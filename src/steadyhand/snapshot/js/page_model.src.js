@@ -711,6 +711,13 @@ function install() {
     return [name, ""];
   }
 
+  // `el`'s name is read from `source`: a change in `source` re-reads `el`.
+  function depends(source, el) {
+    const list = labelledBy.get(source) || [];
+    if (!list.includes(el)) list.push(el);
+    labelledBy.set(source, list);
+  }
+
   // aria-labelledby's text, else aria-label: the name an author gave an element.
   function authorName(el) {
     const ids = el.getAttribute("aria-labelledby");
@@ -743,7 +750,13 @@ function install() {
           found = n.textContent;
         } else continue;
         found = text(found).trim().replace(/\s*[:*]+$/, "").trim();
-        if (found) return found.length <= 50 ? found : "";
+        if (found && found.length <= 50) {
+          // A change of that text re-reads the field, as a change of its label would.
+          const source = n.nodeType === 1 ? n : n.parentElement;
+          if (source) depends(source, el);
+          return found;
+        }
+        if (found) return "";
       }
       const p = parentOf(e);
       if (!p || p === document.body || p.querySelectorAll(INNER_CONTROLS).length > 1) return "";
@@ -763,11 +776,7 @@ function install() {
     if (refs) {
       for (const id of refs.split(/\s+/)) {
         const target = id && el.getRootNode().getElementById && el.getRootNode().getElementById(id);
-        if (target) {
-          const list = labelledBy.get(target) || [];
-          if (!list.includes(el)) list.push(el);
-          labelledBy.set(target, list);
-        }
+        if (target) depends(target, el);
       }
     }
     // State.
