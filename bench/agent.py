@@ -7,12 +7,13 @@ and act commands over the socket, as an agent's tool calls), once on raw Playwri
 (`page.aria_snapshot(mode="ai")` + `aria-ref=` locators), each driving the system
 Chromium. Which runs first alternates from task to task.
 
-Prints per task: solved by steadyhand / by raw Playwright, the characters of the page's
-first snapshot in each (and their ratio), the mean characters per snapshot, the steps
-(acts) and snapshots each took, and the seconds; then the totals: tasks solved, tasks
-raw Playwright solves and steadyhand does not (the floor: there must be none), pages
-where steadyhand's first snapshot is longer than raw's, and one JSON line. Asserts
-nothing.
+Prints per task: solved by steadyhand / by raw Playwright, the characters of the first
+snapshot each solver read (and their ratio; a page still loading may show nothing), the
+mean characters per snapshot, the steps (acts) and snapshots each took, and the seconds.
+Then, per page the tasks use, the characters of its settled snapshot (read until two in
+a row agree, before any act) in each tool. Then the totals: tasks solved, tasks raw
+Playwright solves and steadyhand does not (the floor: there must be none), pages where
+steadyhand's snapshot is longer than raw's, and one JSON line. Asserts nothing.
 
     .venv/bin/python bench/agent.py [--tasks ID,MODULE,...] [--repeat N]
 """
@@ -25,7 +26,10 @@ import os
 import statistics
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import sync_playwright
 
@@ -79,7 +83,7 @@ def main() -> None:
                         outcomes[which] = run(task, raw, site)
                         raw.close()
                 sh, rw = outcomes["sh"], outcomes["raw"]
-                ratio = sh.first_chars / rw.first_chars if rw.first_chars else 0.0
+                ratio = sh.first_chars / rw.first_chars if rw.first_chars else float("nan")
                 said = {True: "ok", False: "NO"}
                 print(
                     f"{task.id:30} {said[sh.solved]:>3} {said[rw.solved]:>3}"
@@ -94,34 +98,78 @@ def main() -> None:
                     if not o.solved:
                         print(f"    {tag}: {o.record.failure[:220]}")
                 rows.append((sh, rw, sh.first_chars, rw.first_chars))
+        pages = measure_pages(sorted({t.page for t in chosen}), daemon, browser, site)
         browser.close()
     server.shutdown()
-    report(rows)
+    report(rows, pages)
 
 
-def report(rows: list[tuple[Outcome, Outcome, int, int]]) -> None:
+SETTLE_LOOKS = 12  # a page is settled when two snapshots in a row are the same
+
+
+def settled(snapshot: Callable[[], str]) -> str:
+    """The page's snapshot once it stopped changing (scripts that render late)."""
+    last = snapshot()
+    for _ in range(SETTLE_LOOKS):
+        time.sleep(0.25)
+        now = snapshot()
+        if now == last and now.strip():
+            return now
+        last = now
+    return last
+
+
+def measure_pages(
+    pages: list[str], daemon: Any, browser: Any, site: str
+) -> list[tuple[str, int, int]]:
+    """Each page's settled snapshot, as steadyhand and raw Playwright write it: characters."""
+    print()
+    print(f"{'page (settled, before any act)':62} {'steadyhand':>10} {'raw':>7} {'ratio':>5}")
+    found = []
+    for n, page in enumerate(pages):
+        sh = Steadyhand(daemon.call, f"page-{n}")
+        sh.open(f"{site}/{page}")
+        ours = settled(sh.snapshot)
+        sh.close()
+        raw = RawPlaywright(browser)
+        raw.open(f"{site}/{page}")
+        theirs = settled(raw.snapshot)
+        raw.close()
+        found.append((page, len(ours), len(theirs)))
+        ratio = len(ours) / len(theirs) if theirs else float("inf")
+        print(f"{page[-62:]:62} {len(ours):>10} {len(theirs):>7} {ratio:>5.2f}", flush=True)
+    return found
+
+
+def report(
+    rows: list[tuple[Outcome, Outcome, int, int]], pages: list[tuple[str, int, int]]
+) -> None:
     total = len(rows)
     sh_ok = sum(sh.solved for sh, _, _, _ in rows)
     raw_ok = sum(rw.solved for _, rw, _, _ in rows)
     floor = sorted({sh.task.id for sh, rw, _, _ in rows if rw.solved and not sh.solved})
     better = sorted({sh.task.id for sh, rw, _, _ in rows if sh.solved and not rw.solved})
-    longer = sorted({sh.task.page for sh, _, a, b in rows if a > b})
-    ratios = [a / b for _, _, a, b in rows if b]
+    ratios = [a / b for _, a, b in pages if b]
+    longer = [page for page, a, b in pages if a > b]
     sh_time = [sh.seconds for sh, _, _, _ in rows]
     raw_time = [rw.seconds for _, rw, _, _ in rows]
+    sh_steps = sum(sh.record.steps for sh, _, _, _ in rows)
+    raw_steps = sum(rw.record.steps for _, rw, _, _ in rows)
     print()
-    print(f"tasks: {total} runs ({len({sh.task.id for sh, _, _, _ in rows})} tasks)")
+    print(f"tasks: {total} runs of {len({sh.task.id for sh, _, _, _ in rows})} tasks")
     print(
         f"solved: steadyhand {sh_ok}/{total} ({sh_ok / total:.0%}), raw Playwright "
         f"{raw_ok}/{total} ({raw_ok / total:.0%})"
     )
     print(f"raw solves, steadyhand does not (must be none): {', '.join(floor) or 'none'}")
     print(f"steadyhand solves, raw does not: {', '.join(better) or 'none'}")
-    print(
-        f"first-snapshot characters, steadyhand/raw: median ratio "
-        f"{statistics.median(ratios):.2f}, max {max(ratios):.2f}; pages where steadyhand's "
-        f"is longer: {', '.join(longer) or 'none'}"
-    )
+    if ratios:
+        print(
+            f"settled pages: {len(pages)}; characters steadyhand/raw: median ratio "
+            f"{statistics.median(ratios):.2f}, max {max(ratios):.2f}; steadyhand's longer on: "
+            f"{', '.join(longer) or 'none'}"
+        )
+    print(f"acts: steadyhand {sh_steps}, raw {raw_steps}")
     print(
         f"seconds per task, median: steadyhand {statistics.median(sh_time):.2f}, raw "
         f"{statistics.median(raw_time):.2f}"
@@ -134,19 +182,18 @@ def report(rows: list[tuple[Outcome, Outcome, int, int]]) -> None:
                 "playwright_solved": raw_ok,
                 "raw_only": floor,
                 "steadyhand_only": better,
+                "pages": [{"page": p, "chars": [a, b]} for p, a, b in pages],
                 "longer_pages": longer,
-                "chars_ratio_median": round(statistics.median(ratios), 3),
-                "chars_ratio_max": round(max(ratios), 3),
                 "tasks": [
                     {
                         "id": sh.task.id,
                         "steadyhand": sh.solved,
                         "playwright": rw.solved,
-                        "chars": [a, b],
+                        "mean_chars": [mean(sh.record.chars), mean(rw.record.chars)],
                         "steps": [sh.record.steps, rw.record.steps],
                         "seconds": [round(sh.seconds, 2), round(rw.seconds, 2)],
                     }
-                    for sh, rw, a, b in rows
+                    for sh, rw, _, _ in rows
                 ],
             }
         )

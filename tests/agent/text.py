@@ -40,8 +40,11 @@ class Element:
 
     @property
     def label(self) -> str:
-        """What a person reads on it: its name, else its own text."""
-        return self.name or self.text
+        """What a person reads on it: its name, else its own text, else the text lines
+        written right under it (`- listitem [ref=e4]:` then `- text: Buy milk`)."""
+        if self.name or self.text or self.inline:
+            return self.name or self.text
+        return " ".join(_text_of(child) for child in self.line.children if _text_of(child))
 
     def __repr__(self) -> str:
         return f'{self.role} "{self.label}" [ref={self.ref}]'
@@ -135,7 +138,28 @@ def _items(line: Line) -> Iterable[Element]:
 
 
 def _split(content: str) -> tuple[str, str]:
-    """KEY and TEXT of a line: the text after the first `: ` outside quotes and brackets."""
+    """KEY and TEXT of a line: the text after the first `: ` outside quotes and brackets.
+
+    A key YAML needs to quote (a name holding `{` or `: `) is written in single quotes,
+    `''` standing for one: `- 'button "GET /users/{id}" [ref=e8]': text`."""
+    if content.startswith("'"):
+        end = 1
+        while True:
+            end = content.find("'", end)
+            if end == -1:
+                return content, ""
+            if content.startswith("''", end):
+                end += 2
+                continue
+            break
+        key, rest = content[1:end].replace("''", "'"), content[end + 1 :]
+        value = rest[1:].strip() if rest.startswith(":") else ""
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                value = value[1:-1]
+        return key, value
     depth, quoted, escaped = 0, False, False
     for i, ch in enumerate(content):
         if escaped:
@@ -170,6 +194,12 @@ def _name(quoted: str | None) -> str:
 
 def _attrs(raw: str) -> dict[str, str]:
     return {key: value for key, value in _ATTR.findall(raw or "")}
+
+
+def _text_of(line: Line) -> str:
+    """A `- text: ...` line's text ('' for any other line)."""
+    key, value = _split(line.raw)
+    return value if key == "text" else ""
 
 
 def squash(text: str) -> str:

@@ -18,12 +18,12 @@ STEADYHAND = "\n".join(
         "- group:",
         "  - text: Departs 22:05",
         '  - button "Book for $1390" [ref=e2]',
-        '- table [ref=e3] (2 rows):',
+        "- table [ref=e3] (2 rows):",
         "  - header: Name | Actions",
         '  - row [ref=e4]: Ada | button "Edit" [ref=e5]',
         '- textbox "Last name" [named-by=text] [ref=e6]: Hop',
         '- generic "May 24, 2026" [ref=e7]',
-        '- listitem [ref=e8] [draggable]: Card',
+        "- listitem [ref=e8] [draggable]: Card",
     ]
 )
 PLAYWRIGHT = "\n".join(
@@ -38,6 +38,8 @@ PLAYWRIGHT = "\n".join(
         '    - button "Book for $1390" [ref=e8] [cursor=pointer]',
         '  - link "Help" [ref=e9] [cursor=pointer]:',
         "    - /url: /help",
+        """  - 'button "GET /users/{name}" [ref=e10] [cursor=pointer]':""",
+        """  - 'generic "It''s: here" [ref=e11]': a value""",
     ]
 )
 
@@ -73,7 +75,7 @@ def test_items_inline_in_a_row_and_values() -> None:
     snapshot = parse(STEADYHAND)
     found = {(e.role, e.label, e.ref) for e in snapshot.elements if e.ref}
     assert ("button", "Edit", "e5") in found, "a cell's control, written inside its row's line"
-    assert ("row", "Ada | button \"Edit\" [ref=e5]", "e4") in found
+    assert ("row", 'Ada | button "Edit" [ref=e5]', "e4") in found
     assert ("textbox", "Last name", "e6") in found
     field = next(e for e in snapshot.elements if e.ref == "e6")
     assert field.text == "Hop" and field.attrs["named-by"] == "text"
@@ -88,3 +90,11 @@ def test_playwright_quoted_values_and_properties() -> None:
     help_link = next(e for e in snapshot.elements if e.role == "link")
     assert (help_link.name, help_link.ref) == ("Help", "e9")
     assert not [e for e in snapshot.elements if e.role.startswith("/")], "/url is no element"
+
+
+def test_keys_yaml_quotes_are_read() -> None:
+    snapshot = parse(PLAYWRIGHT)
+    get = next(e for e in snapshot.elements if e.ref == "e10")
+    assert (get.role, get.name) == ("button", "GET /users/{name}")
+    quoted = next(e for e in snapshot.elements if e.ref == "e11")
+    assert (quoted.name, quoted.text) == ("It's: here", "a value")

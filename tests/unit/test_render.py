@@ -82,13 +82,13 @@ def test_default_view() -> None:
             '      - row: Alice | a@x | button "Edit" [ref=e5]',
             '      - row: Bob | b@x | button "Edit" [ref=e6]',
             "    - list [ref=e7]:",
-            "      - listitem:",
+            "      - listitem [ref=e8]:",  # text and a control: a row a person opens
             "        - text: first item",
-            '        - button "Remove" [ref=e8]',
+            '        - button "Remove" [ref=e9]',
             "    - generic:",
             "      - group:",
-            '        - textbox "Search" [ref=e9] [placeholder="Type here"]',
-            "    - paragraph [ref=e10]: 3 people",
+            '        - textbox "Search" [ref=e10] [placeholder="Type here"]',
+            "    - paragraph [ref=e11]: 3 people",
         ]
     )
 
@@ -105,11 +105,11 @@ def test_compact_view_drops_unnamed_wrappers_and_lifts_their_children() -> None:
             '    - row: Alice | a@x | button "Edit" [ref=e5]',
             '    - row: Bob | b@x | button "Edit" [ref=e6]',
             "  - list [ref=e7]:",
-            "    - listitem:",
+            "    - listitem [ref=e8]:",
             "      - text: first item",
-            '      - button "Remove" [ref=e8]',
-            '  - textbox "Search" [ref=e9] [placeholder="Type here"]',
-            "  - paragraph [ref=e10]: 3 people",
+            '      - button "Remove" [ref=e9]',
+            '  - textbox "Search" [ref=e10] [placeholder="Type here"]',
+            "  - paragraph [ref=e11]: 3 people",
         ]
     )
 
@@ -131,7 +131,7 @@ def test_compact_keeps_wrappers_that_say_something() -> None:
         [
             '- group "Shipping":',
             '  - radio "Fast" [ref=e1]',
-            "- generic [ref=e2] [clickable]:",
+            "- generic [ref=e2]:",  # a ref on a generic: it is clicked
             "  - text: Clickable card",
             "- generic: loose words",
             "- group [disabled]:",
@@ -173,7 +173,7 @@ def test_row_lines_inline_what_cells_hold() -> None:
             "  - caption: Order 12 (draft)",  # kept: it says more than the table's name
             '  - row: Widget | spinbutton "Qty" [ref=e2] = "3" |  | checkbox "Gift" [checked]'
             ' [ref=e3] link "Details" [ref=e4] [url=/widget]',
-            "  - row [ref=e5] [clickable]: Total",
+            "  - row [ref=e5]: Total",
         ]
     )
 
@@ -228,9 +228,9 @@ def test_render_of_subtrees_starts_at_each_root() -> None:
     assert shown == "\n".join(
         [
             "- list [ref=e7]:",
-            "  - listitem:",
+            "  - listitem [ref=e8]:",
             "    - text: first item",
-            '    - button "Remove" [ref=e8]',
+            '    - button "Remove" [ref=e9]',
             "- banner [ref=e1]:",
             '  - link "Home" [ref=e2]',
         ]
@@ -245,14 +245,14 @@ def test_interactive_lists_only_what_can_be_acted_on_under_its_landmarks() -> No
         assert absent not in shown
     found = [line for line in shown.splitlines() if "[ref=" in line]
     assert len(found) == 6 - 1, "Home, Edit, Edit, Remove, Search; not the containers"
-    order = [shown.index(f"[ref=e{i}]") for i in (2, 5, 6, 8, 9)]
+    order = [shown.index(f"[ref=e{i}]") for i in (2, 5, 6, 9, 10)]
     assert order == sorted(order)
     # Each element comes with the row or list item it sits in, on its own line.
     alice = line_with(shown, "[ref=e5]")
     assert "Alice" in alice and "Bob" not in alice
     assert "Bob" in line_with(shown, "[ref=e6]")
-    assert "first item" in line_with(shown, "[ref=e8]")
-    assert "Alice" not in line_with(shown, "[ref=e9]")
+    assert "first item" in line_with(shown, "[ref=e9]")
+    assert "Alice" not in line_with(shown, "[ref=e10]")
 
 
 def test_interactive_headers_follow_landmarks_headings_and_frames() -> None:
@@ -289,7 +289,7 @@ def test_interactive_headers_follow_landmarks_headings_and_frames() -> None:
         '- button "Pay" [ref=e5]': '[main > "Billing"]',
         '- button "Yes" [ref=e7]': '[main > "Billing" > dialog "Confirm"]',
         '- button "Inside" [ref=e9]': '[main > "Billing" > iframe e8]',
-        '- generic "Card" [ref=e10] [clickable]': '[main > "Billing" > iframe e8]',
+        '- generic "Card" [ref=e10]': '[main > "Billing" > iframe e8]',
     }
 
 

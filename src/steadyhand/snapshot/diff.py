@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from steadyhand.snapshot.capture import Capture
-from steadyhand.snapshot.render import TABLES, View, node_line, render
+from steadyhand.snapshot.render import TABLES, View, node_line, one_line, render
 from steadyhand.snapshot.tree import Node
 
 
@@ -191,7 +191,7 @@ def _pair(x: Node, y: Node, view: View, changes: Changes) -> None:
     if before != after:
         changes.shown.append(y)
         _note(changes.changed, changes, "~", f"{after}   {was(before, after)}", y.parent)
-    if y.role == "row" and not view.cells:
+    if one_line(y, view):
         return  # a row is one line: its cells changed with it
     _children(x, y, view, changes)
 

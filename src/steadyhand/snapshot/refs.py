@@ -83,13 +83,23 @@ def deserves_ref(node: Node) -> bool:
     if node.role == "option" and node.parent is not None and node.parent.role == "combobox":
         return False  # a native select's choice: `select REF VALUE` picks it, not a click
     if node.role in TEXT_BLOCKS and not node.how:  # text of its own, not only controls'
-        return bool((node.text or "").strip()) or any(
-            c.role == "text" and (c.text or "").strip() for c in node.children
-        )
+        return _own_text(node)
+    if node.role == "listitem" and not node.how:  # an item with text and a control:
+        return _own_text(node) and _holds_control(node)  # a row a person opens (a todo)
     if node.role == "row":  # a row of an interactive grid: a person clicks it to open it
         headers = all(c.role == "columnheader" for c in node.children if c.role != "text")
         return bool(node.how) or (_in_grid(node) and not headers)
     return node.role in ACTIONABLE or node.role in CONTAINERS or bool(node.how)
+
+
+def _own_text(node: Node) -> bool:
+    return bool((node.text or "").strip()) or any(
+        c.role == "text" and (c.text or "").strip() for c in node.children
+    )
+
+
+def _holds_control(node: Node) -> bool:
+    return any(n.role in ACTIONABLE or n.how for n in node.walk() if n is not node)
 
 
 def _in_grid(row: Node) -> bool:

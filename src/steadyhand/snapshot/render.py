@@ -87,7 +87,7 @@ def line_key(node: Node, view: View) -> str:
             out.append(f" [{attr}={value}]" if value else f" [{attr}]")
     if node.ref is not None:
         out.append(f" [ref={node.ref}]" + ways(node))
-    if "placeholder" in node.props:
+    if "placeholder" in node.props and node.props["placeholder"] != node.name:
         out.append(
             " [placeholder=" + json.dumps(node.props["placeholder"], ensure_ascii=False) + "]"
         )
@@ -144,7 +144,7 @@ def node_line(node: Node, view: View) -> str:
     """A node's own line (no indent, no children), as the default view shows it."""
     if node.role == "text":
         return "- text: " + " ".join((node.text or "").split())
-    if view.mode != "interactive" and not view.cells and node.role == "row":
+    if view.mode != "interactive" and one_line(node, view):
         return _row_line(node, view)
     text = own_text(node)
     return "- " + line_key(node, view) + (f": {text}" if text else "")
@@ -167,7 +167,7 @@ def _tree(node: Node, depth: int, view: View, lines: list[str]) -> None:
         return
     children = node.children
     line = "  " * depth + node_line(node, view)
-    if node.role == "row" and not view.cells:
+    if one_line(node, view):
         lines.append(line)  # a row is one line (met alone, e.g. in a diff)
         return
     if children and view.depth is not None and depth + 1 >= view.depth:
@@ -206,7 +206,37 @@ def _table(table: Node, depth: int, view: View, lines: list[str]) -> None:
         lines[-1] = lines[-1].rstrip(":") + f" …(rows hidden{where})"
         return
     for row in shown:
-        lines.append(pad + "  " + _row_line(row, view))
+        if one_line(row, view):
+            lines.append(pad + "  " + _row_line(row, view))
+        else:
+            _tree(row, depth + 1, view, lines)
+
+
+# What a table cell holds that does not fit on its row's line: a block of its own (a list,
+# a heading, another table: a layout table holding a page's parts).
+BLOCKS = frozenset(
+    {"list", "table", "grid", "treegrid", "heading", "paragraph", "group", "region", "form"}
+    | {"navigation", "article", "main", "dialog", "tabpanel", "menu", "tree", "iframe"}
+)
+
+
+def one_line(row: Node, view: View) -> bool:
+    """Whether a row is written on one line (`- row: a | b | button "x" [ref=e5]`): unless
+    `--cells`, and unless a cell holds a block or an element with a ref that holds more
+    than text (a layout table's grid), which the one line would cut off."""
+    if row.role != "row" or view.cells:
+        return False
+    for cell in row.children:
+        for node in cell.walk():
+            if node is cell:
+                continue
+            if node.role in BLOCKS:
+                return False
+            if node.ref is not None and any(
+                c.role not in ("text", "option") for c in node.children
+            ):
+                return False
+    return True
 
 
 def _rows(table: Node) -> Iterable[Node]:

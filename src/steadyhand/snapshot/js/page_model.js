@@ -713,7 +713,7 @@
   var require_entry = __commonJS({
     "entry.js"() {
       init_dist();
-      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
+      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 4, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
         "generic",
         "none",
         "presentation",
@@ -789,7 +789,7 @@
         "slider",
         "switch",
         "tab"
-      ]), RANGES = /* @__PURE__ */ new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]), CHECKABLE = /* @__PURE__ */ new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]), INPUT_TEXT = /* @__PURE__ */ new Set([
+      ]), CELL_ROLES = /* @__PURE__ */ new Set(["cell", "gridcell", "columnheader", "rowheader"]), RANGES = /* @__PURE__ */ new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]), CHECKABLE = /* @__PURE__ */ new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]), INPUT_TEXT = /* @__PURE__ */ new Set([
         "",
         "text",
         "search",
@@ -1006,7 +1006,18 @@
         "submit",
         "go",
         "help"
-      ]), HANDLE_CLASS = /(?:^|[\s_-])(?:handle|thumb|knob)(?:$|[\s_-])/i, SLIDER_CLASS = /slider|range/i, SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+      ]), HANDLE_CLASS = /(?:^|[\s_-])(?:handle|thumb|knob)(?:$|[\s_-])/i, SLIDER_CLASS = /slider|range/i, GRAB = /* @__PURE__ */ new Set(["grab", "grabbing", "move", "-webkit-grab", "-webkit-grabbing"]), SORTABLE_WORDS = /* @__PURE__ */ new Set([
+        "sortable",
+        "ui-sortable",
+        "sortable-list",
+        "dnd-list",
+        "draglist",
+        "drag-list",
+        "reorder",
+        "reorderable",
+        "draggable-list",
+        "dragula-container"
+      ]);
       function newRegistry() {
         let models = /* @__PURE__ */ new WeakMap(), get = WeakMap.prototype.get, set = WeakMap.prototype.set, registry = Object.freeze({
           of: (d) => get.call(models, d),
@@ -1070,7 +1081,12 @@
           target instanceof Element && dirty.add(target);
         };
         for (let type of ["input", "change"]) window.addEventListener(type, touched, !0);
-        let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map();
+        let around = (event) => {
+          let e = event.composedPath()[0];
+          for (let up = 0; e instanceof Element && up < HOVER_LEVELS; up++, e = parentOf(e)) dirty.add(e);
+        };
+        for (let type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, !0);
+        let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map(), delegatedTo = /* @__PURE__ */ new WeakSet();
         function style(el) {
           let s = styles.get(el);
           return s === void 0 && (s = getComputedStyle(el), styles.set(el, s)), s;
@@ -1175,7 +1191,7 @@
           }
           let parts = [el, ...el.querySelectorAll("*")].slice(0, 8);
           for (let node of parts) {
-            let src = node.localName === "img" ? node.getAttribute("src") : null, bg = style(node).backgroundImage, url = src || (bg && bg !== "none" ? (/url\(["']?([^"')]+)["']?\)/.exec(bg) || [])[1] : null), word = url && fileWord(url);
+            let src = node.localName === "img" ? node.getAttribute("src") : null, bg = /-\d/.test(style(node).backgroundPosition) ? "none" : style(node).backgroundImage, url = src || (bg && bg !== "none" ? (/url\(["']?([^"')]+)["']?\)/.exec(bg) || [])[1] : null), word = url && fileWord(url);
             if (word) return [word, "image"];
           }
           for (let node of parts) {
@@ -1224,24 +1240,26 @@
         }
         function sortableContainer(el) {
           if (!el) return !1;
-          if (SORTABLE_CLASS.test(el.className && typeof el.className == "string" ? el.className : "")) return !0;
+          for (let word of classOf(el).toLowerCase().split(/\s+/)) if (SORTABLE_WORDS.has(word)) return !0;
           for (let key of Object.keys(el)) if (key.startsWith("Sortable")) return !0;
           return !1;
         }
-        function how(el, tag, role, s, parentPointer) {
+        function how(el, tag, role, s, parentCursor) {
           let out = [];
-          s.cursor === "pointer" && !parentPointer && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && !strip(el) && out.push("clickable"), (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
+          (s.cursor === "pointer" && parentCursor !== "pointer" || delegatedTo.has(el)) && out.push("clickable"), (handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && !strip(el) && out.push("clickable");
+          let grab = GRAB.has(s.cursor) && !GRAB.has(parentCursor);
+          (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el)) || grab) && out.push("draggable"), (handles(el, "drop") || el.ondrop) && out.push("drop-target");
           let tabindex = el.getAttribute("tabindex");
           return WRAPPERS.has(role) && (tabindex !== null && Number(tabindex) >= 0 || handles(el, "key")) && out.push("focusable"), ((s.overflowY === "auto" || s.overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1 && tag !== "textarea" && tag !== "body" && tag !== "html" || (s.overflowX === "auto" || s.overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1 && tag !== "textarea" && tag !== "body" && tag !== "html") && out.push("scrollable"), out;
         }
         function text(s) {
-          return s.replace(/\s+/g, " ");
+          return s.replace(/[\u200B-\u200D\u2060\uFEFF]/g, "").replace(/\s+/g, " ");
         }
         function strip(el) {
           let r = el.getBoundingClientRect();
           return (r.width < 8 || r.height < 8) && !el.textContent.trim();
         }
-        function read(el, parentPointer, out) {
+        function read(el, parentCursor, out) {
           let tag = el.localName;
           if (SKIP.has(tag) || el.getAttribute("aria-hidden") === "true") return;
           let s = style(el);
@@ -1249,8 +1267,18 @@
           let invisible = s.visibility !== "visible";
           el.shadowRoot && observe(el.shadowRoot);
           let role = invisible ? "generic" : roleOf(el, tag, s), node = { i: idOf(el), r: role };
-          invisible || describe(el, tag, role, s, node, parentPointer);
-          let pointer = s.cursor === "pointer", presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS), inside = 0;
+          invisible || describe(el, tag, role, s, node, parentCursor);
+          let presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS), inside = 0;
+          if (node.h && node.h.includes("clickable") && !CONTROL_ROLES.has(role) && ownHandler(el)) {
+            let items = likeItems(el);
+            if (items) {
+              for (let item of items) {
+                delegatedTo.add(item);
+                for (let part of likeParts(item)) delegatedTo.add(part);
+              }
+              node.h = node.h.filter((w) => w !== "clickable"), node.h.length || delete node.h;
+            }
+          }
           if (node.leaf || presentational)
             delete node.leaf;
           else if (tag === "iframe" || tag === "frame")
@@ -1260,28 +1288,44 @@
             block && kids.push(`
 `);
             let names = tag === "label" && namesItsControl(el);
-            children(el, pointer, kids, !invisible && !names), block && kids.push(`
+            names && node.h && (node.h = node.h.filter((w) => w !== "clickable"), node.h.length || delete node.h), children(el, s.cursor, kids, !invisible && !names), block && kids.push(`
 `);
             for (let k of kids) typeof k == "object" && (inside += controlsIn.get(k) || 0);
             inside && (inside >= 2 || !hasText(kids)) && node.h && !CONTROL_ROLES.has(role) && node.h.includes("clickable") && (node.h = node.h.filter((w) => w !== "clickable"), node.h.length || delete node.h, node.a && DERIVED.has(node.a["named-by"]) && (delete node.n, delete node.a["named-by"], Object.keys(node.a).length || delete node.a));
-            let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n);
-            if (!keep && !invisible && inside && repeated(el) && hasText(kids) && (node.r = "group", keep = !0), !keep) {
+            let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n), texted = hasText(kids), grouped = !keep && !invisible && inside > 0 && repeated(el) && (texted || inside >= 2);
+            if (grouped && (node.r = "group", keep = !0), !keep) {
               for (let k of kids) out.push(k);
               return;
             }
             if (tidy(kids, node), role === "paragraph" && node.t === void 0 && !node.c && !node.h) return;
-            if (node.r === "group" && node.t === void 0 && !(node.c || []).some((k) => typeof k == "string")) {
+            if (grouped && texted && node.t === void 0 && !(node.c || []).some((k) => typeof k == "string")) {
               for (let k of node.c || []) out.push(k);
               return;
             }
           }
           controlsIn.set(node, inside + (isControl2(node) ? 1 : 0)), emitted.set(el, node.r), out.push(node);
         }
+        function ownHandler(el) {
+          return handles(el, "click") || !!el.onclick || el.hasAttribute("onclick");
+        }
+        function likeItems(el) {
+          let kids = [...el.children].filter((c) => !SKIP.has(c.localName));
+          if (kids.length < 2 || kids.some((c) => c.localName !== kids[0].localName)) return null;
+          for (let c of kids)
+            if (!c.textContent.trim() || c.matches(INNER_CONTROLS) || c.querySelector(INNER_CONTROLS)) return null;
+          return kids;
+        }
+        function likeParts(el) {
+          let kids = [...el.children].filter((c) => !SKIP.has(c.localName));
+          if (kids.length < 2 || kids.some((c) => c.localName !== kids[0].localName)) return [];
+          let texted = kids.filter((c) => c.textContent.trim());
+          return texted.length >= 2 ? texted : [];
+        }
         function isControl2(node) {
           return CONTROL_ROLES.has(node.r) || !!(node.h && node.h.some((w) => w !== "scrollable"));
         }
         function repeated(el) {
-          let cls = classOf(el), same = (o) => o !== null && o.localName === el.localName && classOf(o) === cls;
+          let kind = (e) => `${e.localName}.${classOf(e).trim().split(/\s+/)[0]}`, mine = kind(el), same = (o) => o !== null && kind(o) === mine;
           return same(el.previousElementSibling) || same(el.nextElementSibling);
         }
         function hasText(kids) {
@@ -1293,11 +1337,11 @@
           let control = label.control;
           return !!control && !control.hasAttribute("aria-label") && !control.hasAttribute("aria-labelledby");
         }
-        function children(el, pointer, kids, shown = !0) {
+        function children(el, cursor, kids, shown = !0) {
           let list;
           el.shadowRoot ? list = el.shadowRoot.childNodes : el.localName === "slot" ? (list = el.assignedNodes({ flatten: !0 }), list.length || (list = el.childNodes)) : list = el.childNodes;
           for (let child of list)
-            child.nodeType === 3 ? shown && kids.push(child.data) : child.nodeType === 1 && read(child, pointer, kids);
+            child.nodeType === 3 ? shown && kids.push(child.data) : child.nodeType === 1 && read(child, cursor, kids);
         }
         function tidy(kids, node) {
           let out = [], run = "", flush = () => {
@@ -1307,7 +1351,11 @@
           for (let k of kids)
             typeof k == "string" ? k === `
 ` ? flush() : run += k : (flush(), out.push(k));
-          flush();
+          if (flush(), node.n)
+            for (let i = out.length - 1; i >= 0; i--) {
+              let k = out[i];
+              typeof k == "object" && k.r === "legend" && k.n === node.n && !k.c && out.splice(i, 1);
+            }
           for (let i = out.length - 1; i >= 0; i--) {
             let k = out[i];
             if (typeof k != "object" || !k.a || k.a["named-by"] !== "text") continue;
@@ -1320,7 +1368,7 @@
           }
           if (out.length) {
             if (node.n && FROM_CONTENT.has(node.r) && out.every((k) => typeof k == "string") && out.join(" ") === node.n) return;
-            node.c = out;
+            node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k == "object") && (CELL_ROLES.has(node.r) || node.n.length > 100) && delete node.n, node.c = out;
           }
         }
         let labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();
@@ -1354,8 +1402,12 @@
           } catch {
             name = el.getAttribute("aria-label") || el.getAttribute("title") || "";
           }
-          if (name = text(name).replace(/[\uE000-\uF8FF]/g, "").trim(), !name && el.getAttribute("title") && (name = text(el.getAttribute("title")).trim(), name))
+          if (name = text(name).replace(/[\uE000-\uF8FF]/g, "").trim(), !name && el.labels && el.labels.length && (name = text([...el.labels].map((l) => l.textContent).join(" ")).trim(), name))
+            return [name, ""];
+          if (!name && el.getAttribute("title") && (name = text(el.getAttribute("title")).trim(), name))
             return [name, "title"];
+          if (!name && FIELD_ROLES.has(role) && (name = text(el.getAttribute("placeholder") || el.getAttribute("aria-placeholder") || "").trim(), name))
+            return [name, ""];
           if (!name && (DERIVE_ROLES.has(role) || clickable && WRAPPERS.has(role))) {
             let derived = derivedName(el);
             if (derived) return derived;
@@ -1410,8 +1462,8 @@
           }
           return "";
         }
-        function describe(el, tag, role, s, node, parentPointer) {
-          let a = {}, ways = how(el, tag, role, s, parentPointer);
+        function describe(el, tag, role, s, node, parentCursor) {
+          let a = {}, ways = how(el, tag, role, s, parentCursor);
           ways.length && (node.h = ways);
           let [name, namedBy] = nameOf(el, role, ways);
           namedBy && (a["named-by"] = namedBy), name && (node.n = name);
@@ -1440,7 +1492,7 @@
             level && (a.level = level);
           }
           if (el === deepActive() && el !== document.body && (a.active = ""), RANGES.has(role)) {
-            (tag === "input" || tag === "progress" || tag === "meter") && (a.value = String(el.value), tag === "input" && controls.set(el, controlState(el)), el.min !== void 0 && el.min !== "" && (a.min = String(el.min)), el.max !== void 0 && el.max !== "" && (a.max = String(el.max)));
+            (tag === "input" || tag === "progress" || tag === "meter") && (role !== "spinbutton" && (a.value = String(el.value)), tag === "input" && controls.set(el, controlState(el)), el.min !== void 0 && el.min !== "" && (a.min = String(el.min)), el.max !== void 0 && el.max !== "" && (a.max = String(el.max)));
             let now = aria("aria-valuenow");
             now !== null && (a.value = now);
             let min = aria("aria-valuemin");
@@ -1493,18 +1545,18 @@
           let kids = [], root = document.documentElement;
           if (root) {
             let s = style(root);
-            s.display !== "none" && children(root, s.cursor === "pointer", kids);
+            s.display !== "none" && children(root, s.cursor, kids);
           }
           let node = { i: 0, r: "document" };
           return tidy(kids, node), node.t !== void 0 && (node.c = [node.t], delete node.t), node;
         }
         function nameNow(el) {
           let tag = el.localName, s = style(el), parent = parentOf(el), role = roleOf(el, tag, s);
-          return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor === "pointer" : !1))[0];
+          return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor : ""))[0];
         }
         function readOne(el) {
           let parent = parentOf(el), out = [];
-          return read(el, parent ? style(parent).cursor === "pointer" : !1, out), out.filter((k) => k !== `
+          return read(el, parent ? style(parent).cursor : "", out), out.filter((k) => k !== `
 `);
         }
         function patchRoot(el) {

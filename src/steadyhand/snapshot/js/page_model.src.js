@@ -12,6 +12,7 @@ import { computeAccessibleName, getRole } from "dom-accessibility-api";
 
 const KEY = "__steadyhand_model__";
 const MAX_DIRTY = 1500; // more dirty roots than this: a whole read is cheaper
+const HOVER_LEVELS = 4; // an element the pointer enters, and this many boxes around it, re-read
 const MAX_TEXT = 2000; // characters of one text run or editor value shown
 const MASK = "••••••";
 
@@ -38,6 +39,7 @@ const PRESENTATIONAL_CHILDREN = new Set([
   "button", "checkbox", "img", "meter", "menuitemcheckbox", "menuitemradio", "option",
   "progressbar", "radio", "scrollbar", "separator", "slider", "switch", "tab",
 ]);
+const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
 const RANGES = new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]);
 const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
 const INPUT_TEXT = new Set([
@@ -98,7 +100,13 @@ const ACTION_WORDS = new Set([
 // `range-thumb` in a `range-track`, ...
 const HANDLE_CLASS = /(?:^|[\s_-])(?:handle|thumb|knob)(?:$|[\s_-])/i;
 const SLIDER_CLASS = /slider|range/i;
-const SORTABLE_CLASS = /(?:^|[\s_-])(?:sortable|ui-sortable|draggable|dnd|drag-?list|reorder)/i;
+const GRAB = new Set(["grab", "grabbing", "move", "-webkit-grab", "-webkit-grabbing"]);
+// Class words of a container whose items are dragged to reorder them (whole words: a
+// `ui-sortable-handle` is an item, a `slick-header-sortable` column sorts on a click).
+const SORTABLE_WORDS = new Set([
+  "sortable", "ui-sortable", "sortable-list", "dnd-list", "draglist", "drag-list", "reorder",
+  "reorderable", "draggable-list", "dragula-container",
+]);
 
 function newRegistry() {
   const models = new WeakMap();
@@ -217,10 +225,21 @@ function install() {
     if (target instanceof Element) dirty.add(target);
   };
   for (const type of ["input", "change"]) window.addEventListener(type, touched, true);
+  // What the pointer enters or leaves, and focus moving in or out, may show or hide things
+  // by CSS alone (`li:hover .destroy`, `:focus-within`), which changes no DOM: the element
+  // and a few boxes around it are read again.
+  const around = (event) => {
+    let e = event.composedPath()[0];
+    for (let up = 0; e instanceof Element && up < HOVER_LEVELS; up++, e = parentOf(e)) dirty.add(e);
+  };
+  for (const type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, true);
 
   // ------------------------------------------------------------ reading one element
   let styles = new Map(); // per read: element -> computed style
   let controlsIn = new Map(); // per read: node -> how many controls its subtree holds
+  // Items a box's click handler serves (likeItems), kept across reads: a later read of one
+  // item alone still knows it.
+  const delegatedTo = new WeakSet();
   function style(el) {
     let s = styles.get(el);
     if (s === undefined) {
@@ -387,7 +406,8 @@ function install() {
     // background (`icons/delete.png` -> "delete").
     for (const node of parts) {
       const src = node.localName === "img" ? node.getAttribute("src") : null;
-      const bg = style(node).backgroundImage;
+      // Not a sprite sheet (a background shifted to show one of many pictures).
+      const bg = /-\d/.test(style(node).backgroundPosition) ? "none" : style(node).backgroundImage;
       const url = src || (bg && bg !== "none" ? (/url\(["']?([^"')]+)["']?\)/.exec(bg) || [])[1] : null);
       const word = url && fileWord(url);
       if (word) return [word, "image"];
@@ -460,21 +480,24 @@ function install() {
 
   function sortableContainer(el) {
     if (!el) return false;
-    if (SORTABLE_CLASS.test(el.className && typeof el.className === "string" ? el.className : "")) return true;
+    for (const word of classOf(el).toLowerCase().split(/\s+/)) if (SORTABLE_WORDS.has(word)) return true;
     for (const key of Object.keys(el)) if (key.startsWith("Sortable")) return true;
     return false;
   }
 
   // How a person acts on an element whose role does not already say it.
-  function how(el, tag, role, s, parentPointer) {
+  function how(el, tag, role, s, parentCursor) {
     const out = [];
-    if (s.cursor === "pointer" && !parentPointer) out.push("clickable");
+    if ((s.cursor === "pointer" && parentCursor !== "pointer") || delegatedTo.has(el)) out.push("clickable");
     // A click handler on a box of controls is most often delegation for those controls:
     // they carry the refs, the box does not.
     if ((handles(el, "click") || el.onclick || el.hasAttribute("onclick")) && !out.length && !el.querySelector(CONTROLS) && !strip(el)) {
       out.push("clickable");
     }
-    if (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el))) out.push("draggable");
+    // `draggable`, an item of a sortable list, or a grab/move cursor set on it (dragula,
+    // a kanban's cards): a person drags it.
+    const grab = GRAB.has(s.cursor) && !GRAB.has(parentCursor);
+    if (el.getAttribute("draggable") === "true" || sortableContainer(parentOf(el)) || grab) out.push("draggable");
     if (handles(el, "drop") || el.ondrop) out.push("drop-target");
     const tabindex = el.getAttribute("tabindex");
     if (WRAPPERS.has(role) && ((tabindex !== null && Number(tabindex) >= 0) || handles(el, "key"))) {
@@ -490,7 +513,7 @@ function install() {
   }
 
   function text(s) {
-    return s.replace(/\s+/g, " ");
+    return s.replace(/[\u200B-\u200D\u2060\uFEFF]/g, "").replace(/\s+/g, " ");
   }
 
   // A strip thinner than a fingertip with nothing written on it: a grip a drag starts on
@@ -502,7 +525,7 @@ function install() {
 
   // The node for `el` and everything under it, or the children to put in its place when
   // it is not shown itself (a wrapper without a name, state or way to act on it).
-  function read(el, parentPointer, out) {
+  function read(el, parentCursor, out) {
     const tag = el.localName;
     if (SKIP.has(tag)) return;
     if (el.getAttribute("aria-hidden") === "true") return;
@@ -512,12 +535,25 @@ function install() {
     if (el.shadowRoot) observe(el.shadowRoot);
     const role = invisible ? "generic" : roleOf(el, tag, s);
     const node = { i: idOf(el), r: role };
-    if (!invisible) describe(el, tag, role, s, node, parentPointer);
-    const pointer = s.cursor === "pointer";
+    if (!invisible) describe(el, tag, role, s, node, parentCursor);
     // ARIA makes a button's or a tab's children presentational, but a control inside one
     // is still there for a person to click: then the children are read.
     const presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS);
     let inside = 0; // controls in the subtree, this one excluded
+    // A box whose own click handler serves a row of like items with text (jQuery UI's
+    // selectable list): the items are what a person clicks, so they carry the refs.
+    if (node.h && node.h.includes("clickable") && !CONTROL_ROLES.has(role) && ownHandler(el)) {
+      const items = likeItems(el);
+      if (items) {
+        for (const item of items) {
+          delegatedTo.add(item);
+          // An item made of like parts with text (a grid's row of cells): the parts too.
+          for (const part of likeParts(item)) delegatedTo.add(part);
+        }
+        node.h = node.h.filter((w) => w !== "clickable");
+        if (!node.h.length) delete node.h;
+      }
+    }
     if (node.leaf || presentational) {
       delete node.leaf;
     } else if (tag === "iframe" || tag === "frame") {
@@ -527,9 +563,14 @@ function install() {
       const kids = [];
       const block = !invisible && !s.display.startsWith("inline") && s.display !== "contents";
       if (block) kids.push("\n");
-      // A label's own words are already its control's name: shown once, on the control.
+      // A label's own words are already its control's name: shown once, on the control,
+      // which carries the ref (acting on it clicks what a person clicks, the label too).
       const names = tag === "label" && namesItsControl(el);
-      children(el, pointer, kids, !invisible && !names);
+      if (names && node.h) {
+        node.h = node.h.filter((w) => w !== "clickable");
+        if (!node.h.length) delete node.h;
+      }
+      children(el, s.cursor, kids, !invisible && !names);
       if (block) kids.push("\n");
       for (const k of kids) if (typeof k === "object") inside += controlsIn.get(k) || 0;
       // A box whose click handler (or pointer) serves the controls inside it (delegation,
@@ -547,7 +588,10 @@ function install() {
       // One of several like boxes side by side, each holding a control and the text that
       // goes with it (a card, a feed's post, a form's row): kept as a group, so which
       // text belongs to which control is not lost.
-      if (!keep && !invisible && inside && repeated(el) && hasText(kids)) {
+      // (Or, without text of its own, two or more controls: which list holds which items.)
+      const texted = hasText(kids);
+      const grouped = !keep && !invisible && inside > 0 && repeated(el) && (texted || inside >= 2);
+      if (grouped) {
         node.r = "group";
         keep = true;
       }
@@ -557,7 +601,7 @@ function install() {
       }
       tidy(kids, node);
       if (role === "paragraph" && node.t === undefined && !node.c && !node.h) return; // empty
-      if (node.r === "group" && node.t === undefined && !(node.c || []).some((k) => typeof k === "string")) {
+      if (grouped && texted && node.t === undefined && !(node.c || []).some((k) => typeof k === "string")) {
         for (const k of node.c || []) out.push(k); // its text went into a field's name
         return;
       }
@@ -567,14 +611,36 @@ function install() {
     out.push(node);
   }
 
+  function ownHandler(el) {
+    return handles(el, "click") || Boolean(el.onclick) || el.hasAttribute("onclick");
+  }
+
+  // Two or more children of one tag, each with text and no control inside: items.
+  function likeItems(el) {
+    const kids = [...el.children].filter((c) => !SKIP.has(c.localName));
+    if (kids.length < 2 || kids.some((c) => c.localName !== kids[0].localName)) return null;
+    for (const c of kids) {
+      if (!c.textContent.trim() || c.matches(INNER_CONTROLS) || c.querySelector(INNER_CONTROLS)) return null;
+    }
+    return kids;
+  }
+
+  function likeParts(el) {
+    const kids = [...el.children].filter((c) => !SKIP.has(c.localName));
+    if (kids.length < 2 || kids.some((c) => c.localName !== kids[0].localName)) return [];
+    const texted = kids.filter((c) => c.textContent.trim());
+    return texted.length >= 2 ? texted : [];
+  }
+
   function isControl(node) {
     return CONTROL_ROLES.has(node.r) || Boolean(node.h && node.h.some((w) => w !== "scrollable"));
   }
 
   // Whether an element stands beside a sibling of its own kind (same tag and classes).
   function repeated(el) {
-    const cls = classOf(el);
-    const same = (o) => o !== null && o.localName === el.localName && classOf(o) === cls;
+    const kind = (e) => `${e.localName}.${classOf(e).trim().split(/\s+/)[0]}`; // `row even`, `row odd`
+    const mine = kind(el);
+    const same = (o) => o !== null && kind(o) === mine;
     return same(el.previousElementSibling) || same(el.nextElementSibling);
   }
 
@@ -592,7 +658,7 @@ function install() {
 
   // `shown`: the element's own text is visible (a hidden element's visible children are
   // still read, its text is not).
-  function children(el, pointer, kids, shown = true) {
+  function children(el, cursor, kids, shown = true) {
     let list;
     if (el.shadowRoot) list = el.shadowRoot.childNodes;
     else if (el.localName === "slot") {
@@ -603,7 +669,7 @@ function install() {
       if (child.nodeType === 3) {
         if (shown) kids.push(child.data);
       }
-      else if (child.nodeType === 1) read(child, pointer, kids);
+      else if (child.nodeType === 1) read(child, cursor, kids);
     }
   }
 
@@ -626,6 +692,13 @@ function install() {
       }
     }
     flush();
+    // A group's legend (a fieldset's) is its name: shown once, on the group.
+    if (node.n) {
+      for (let i = out.length - 1; i >= 0; i--) {
+        const k = out[i];
+        if (typeof k === "object" && k.r === "legend" && k.n === node.n && !k.c) out.splice(i, 1);
+      }
+    }
     // Text that names the field beside it (`Last name:` then the field) is shown once,
     // as the field's name, as a <label>'s is.
     for (let i = out.length - 1; i >= 0; i--) {
@@ -643,6 +716,11 @@ function install() {
     }
     if (out.length) {
       if (node.n && FROM_CONTENT.has(node.r) && out.every((k) => typeof k === "string") && out.join(" ") === node.n) return;
+      // A name made of content that holds more structure is that content, printed below:
+      // a cell's (a layout table's whole column) or any long one is not written twice.
+      if (node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k === "object") && (CELL_ROLES.has(node.r) || node.n.length > 100)) {
+        delete node.n;
+      }
       node.c = out;
     }
   }
@@ -692,9 +770,19 @@ function install() {
     }
     // Icon-font glyphs (private use characters) name nothing a person can read.
     name = text(name).replace(/[\uE000-\uF8FF]/g, "").trim();
+    if (!name && el.labels && el.labels.length) {
+      // A <label> hidden by CSS still names its control (Chromium reads it too).
+      name = text([...el.labels].map((l) => l.textContent).join(" ")).trim();
+      if (name) return [name, ""];
+    }
     if (!name && el.getAttribute("title")) {
       name = text(el.getAttribute("title")).trim();
       if (name) return [name, "title"];
+    }
+    if (!name && FIELD_ROLES.has(role)) {
+      // A field's placeholder names it when nothing else does (Chromium's name too).
+      name = text(el.getAttribute("placeholder") || el.getAttribute("aria-placeholder") || "").trim();
+      if (name) return [name, ""];
     }
     if (!name && (DERIVE_ROLES.has(role) || (clickable && WRAPPERS.has(role)))) {
       const derived = derivedName(el);
@@ -765,9 +853,9 @@ function install() {
     return "";
   }
 
-  function describe(el, tag, role, s, node, parentPointer) {
+  function describe(el, tag, role, s, node, parentCursor) {
     const a = {};
-    const ways = how(el, tag, role, s, parentPointer);
+    const ways = how(el, tag, role, s, parentCursor);
     if (ways.length) node.h = ways;
     const [name, namedBy] = nameOf(el, role, ways);
     if (namedBy) a["named-by"] = namedBy;
@@ -811,7 +899,7 @@ function install() {
     if (el === deepActive() && el !== document.body) a.active = "";
     if (RANGES.has(role)) {
       if (tag === "input" || tag === "progress" || tag === "meter") {
-        a.value = String(el.value);
+        if (role !== "spinbutton") a.value = String(el.value); // a spin field shows it as its text
         if (tag === "input") controls.set(el, controlState(el));
         if (el.min !== undefined && el.min !== "") a.min = String(el.min);
         if (el.max !== undefined && el.max !== "") a.max = String(el.max);
@@ -903,7 +991,7 @@ function install() {
     const root = document.documentElement;
     if (root) {
       const s = style(root);
-      if (s.display !== "none") children(root, s.cursor === "pointer", kids);
+      if (s.display !== "none") children(root, s.cursor, kids);
     }
     const node = { i: 0, r: "document" };
     tidy(kids, node);
@@ -920,13 +1008,13 @@ function install() {
     const s = style(el);
     const parent = parentOf(el);
     const role = roleOf(el, tag, s);
-    return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor === "pointer" : false))[0];
+    return nameOf(el, role, how(el, tag, role, s, parent ? style(parent).cursor : ""))[0];
   }
 
   function readOne(el) {
     const parent = parentOf(el);
     const out = [];
-    read(el, parent ? style(parent).cursor === "pointer" : false, out);
+    read(el, parent ? style(parent).cursor : "", out);
     return out.filter((k) => k !== "\n");
   }
 
