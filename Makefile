@@ -66,6 +66,7 @@ bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/endpoints.py
 	$(PY) bench/store.py
 	$(PY) bench/extension_relay.py
+	$(PY) bench/agent.py
 
 clean:
 	rm -rf $(VENV) .demo-state build src/*.egg-info

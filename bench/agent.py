@@ -15,7 +15,7 @@ a row agree, before any act) in each tool. Then the totals: tasks solved, tasks 
 Playwright solves and steadyhand does not (the floor: there must be none), pages where
 steadyhand's snapshot is longer than raw's, and one JSON line. Asserts nothing.
 
-    .venv/bin/python bench/agent.py [--tasks ID,MODULE,...] [--repeat N]
+    .venv/bin/python bench/agent.py [--tasks ID,MODULE,...] [--repeat N] [--gaps]
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task ids or tasks_* module names")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each task per tool")
+    parser.add_argument("--gaps", action="store_true", help="the known gaps' tasks too")
     args = parser.parse_args()
-    chosen = tasks(args.tasks.split(",") if args.tasks else None)
+    chosen = tasks(args.tasks.split(",") if args.tasks else None, gaps=args.gaps)
     server = serve_directory(FIXTURES)
     site = base_url(server)
     rows: list[tuple[Outcome, Outcome, int, int]] = []

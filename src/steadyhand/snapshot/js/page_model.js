@@ -789,7 +789,7 @@
         "slider",
         "switch",
         "tab"
-      ]), CELL_ROLES = /* @__PURE__ */ new Set(["cell", "gridcell", "columnheader", "rowheader"]), RANGES = /* @__PURE__ */ new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]), CHECKABLE = /* @__PURE__ */ new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]), INPUT_TEXT = /* @__PURE__ */ new Set([
+      ]), LONG_NAME = 100, RANGES = /* @__PURE__ */ new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]), CHECKABLE = /* @__PURE__ */ new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]), INPUT_TEXT = /* @__PURE__ */ new Set([
         "",
         "text",
         "search",
@@ -1126,6 +1126,9 @@
           }
           return role == null ? tag === "p" ? "paragraph" : tag === "blockquote" ? "blockquote" : tag === "code" ? "code" : tag === "strong" || tag === "b" ? "strong" : tag === "em" || tag === "i" ? "emphasis" : tag === "svg" ? el.querySelector(":scope > title") ? "img" : "generic" : tag === "label" ? "generic" : tag === "select" ? el.multiple || el.size > 1 ? "listbox" : "combobox" : "generic" : (role = role.split(" ")[0], role === "region" && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") || (tag === "header" || tag === "footer") && el.closest("article,aside,main,nav,section") ? "generic" : role);
         }
+        function shownAs(el, role) {
+          return role === "slider" && !el.hasAttribute("role") && el.localName !== "input" || role === "paragraph" && el.isContentEditable;
+        }
         function classOf(el) {
           let c = el.className;
           return typeof c == "string" ? c : c && c.baseVal || "";
@@ -1267,7 +1270,7 @@
           let invisible = s.visibility !== "visible";
           el.shadowRoot && observe(el.shadowRoot);
           let role = invisible ? "generic" : roleOf(el, tag, s), node = { i: idOf(el), r: role };
-          invisible || describe(el, tag, role, s, node, parentCursor);
+          !invisible && shownAs(el, role) && (node.g = 1), invisible || describe(el, tag, role, s, node, parentCursor);
           let presentational = !invisible && PRESENTATIONAL_CHILDREN.has(role) && node.n && !el.querySelector(INNER_CONTROLS), inside = 0;
           if (node.h && node.h.includes("clickable") && !CONTROL_ROLES.has(role) && ownHandler(el)) {
             let items = likeItems(el);
@@ -1293,7 +1296,7 @@
             for (let k of kids) typeof k == "object" && (inside += controlsIn.get(k) || 0);
             inside && (inside >= 2 || !hasText(kids)) && node.h && !CONTROL_ROLES.has(role) && node.h.includes("clickable") && (node.h = node.h.filter((w) => w !== "clickable"), node.h.length || delete node.h, node.a && DERIVED.has(node.a["named-by"]) && (delete node.n, delete node.a["named-by"], Object.keys(node.a).length || delete node.a));
             let keep = !invisible && (!WRAPPERS.has(role) || node.h || node.n), texted = hasText(kids), grouped = !keep && !invisible && inside > 0 && repeated(el) && (texted || inside >= 2);
-            if (grouped && (node.r = "group", keep = !0), !keep) {
+            if (grouped && (node.r = "group", node.g = 1, keep = !0), !keep) {
               for (let k of kids) out.push(k);
               return;
             }
@@ -1303,7 +1306,7 @@
               return;
             }
           }
-          controlsIn.set(node, inside + (isControl2(node) ? 1 : 0)), emitted.set(el, node.r), out.push(node);
+          controlsIn.set(node, isControl2(node) ? 1 : inside), emitted.set(el, node.r), out.push(node);
         }
         function ownHandler(el) {
           return handles(el, "click") || !!el.onclick || el.hasAttribute("onclick");
@@ -1368,7 +1371,7 @@
           }
           if (out.length) {
             if (node.n && FROM_CONTENT.has(node.r) && out.every((k) => typeof k == "string") && out.join(" ") === node.n) return;
-            node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k == "object") && (CELL_ROLES.has(node.r) || node.n.length > 100) && delete node.n, node.c = out;
+            node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k == "object") && node.n.length > LONG_NAME && delete node.n, node.c = out;
           }
         }
         let labelIndex = /* @__PURE__ */ new Map(), indexedScopes = /* @__PURE__ */ new Set();

@@ -39,7 +39,7 @@ const PRESENTATIONAL_CHILDREN = new Set([
   "button", "checkbox", "img", "meter", "menuitemcheckbox", "menuitemradio", "option",
   "progressbar", "radio", "scrollbar", "separator", "slider", "switch", "tab",
 ]);
-const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
+const LONG_NAME = 100; // characters of a name made of content, past which it is not repeated
 const RANGES = new Set(["slider", "spinbutton", "progressbar", "scrollbar", "meter"]);
 const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
 const INPUT_TEXT = new Set([
@@ -315,6 +315,13 @@ function install() {
     return role;
   }
 
+  // Whether the model gives `el` a role Chromium's tree does not: a slider's handle drawn
+  // without ARIA, a block of an editor shown as its paragraph (Chromium's tree shows an
+  // editor's content as its text).
+  function shownAs(el, role) {
+    return (role === "slider" && !el.hasAttribute("role") && el.localName !== "input") || (role === "paragraph" && el.isContentEditable);
+  }
+
   function classOf(el) {
     const c = el.className;
     return typeof c === "string" ? c : (c && c.baseVal) || "";
@@ -535,6 +542,7 @@ function install() {
     if (el.shadowRoot) observe(el.shadowRoot);
     const role = invisible ? "generic" : roleOf(el, tag, s);
     const node = { i: idOf(el), r: role };
+    if (!invisible && shownAs(el, role)) node.g = 1; // a role Chromium does not give it
     if (!invisible) describe(el, tag, role, s, node, parentCursor);
     // ARIA makes a button's or a tab's children presentational, but a control inside one
     // is still there for a person to click: then the children are read.
@@ -593,6 +601,7 @@ function install() {
       const grouped = !keep && !invisible && inside > 0 && repeated(el) && (texted || inside >= 2);
       if (grouped) {
         node.r = "group";
+        node.g = 1; // the model's own group (Chromium folds the wrapper)
         keep = true;
       }
       if (!keep) {
@@ -606,7 +615,8 @@ function install() {
         return;
       }
     }
-    controlsIn.set(node, inside + (isControl(node) ? 1 : 0));
+    // A control counts once, whatever it holds (a select's options, a tab's button).
+    controlsIn.set(node, isControl(node) ? 1 : inside);
     emitted.set(el, node.r);
     out.push(node);
   }
@@ -716,9 +726,9 @@ function install() {
     }
     if (out.length) {
       if (node.n && FROM_CONTENT.has(node.r) && out.every((k) => typeof k === "string") && out.join(" ") === node.n) return;
-      // A name made of content that holds more structure is that content, printed below:
-      // a cell's (a layout table's whole column) or any long one is not written twice.
-      if (node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k === "object") && (CELL_ROLES.has(node.r) || node.n.length > 100)) {
+      // A long name made of content that holds more structure is that content, printed
+      // below (a layout table's cell holding a whole grid): not written twice.
+      if (node.n && FROM_CONTENT.has(node.r) && !node.a && out.some((k) => typeof k === "object") && node.n.length > LONG_NAME) {
         delete node.n;
       }
       node.c = out;
