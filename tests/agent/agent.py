@@ -112,6 +112,12 @@ class Agent:
             candidates = _nearest(snapshot, candidates, near)
         if not candidates:
             raise Stuck(f"no {wanted or 'element'} {label!r} near {near!r} in the snapshot")
+        if len(candidates) > 1 and label is not None and not exact:
+            # "andreas johnson" among "People : andreas johnson" and "andreas johnson":
+            # a reader takes the one that says exactly that.
+            exacts = [c for c in candidates if squash(c.label) == squash(label)]
+            if len(exacts) == 1 and nth is None:
+                return exacts[0]
         if nth is not None:
             if nth >= len(candidates):
                 raise Stuck(f"only {len(candidates)} of {label!r}")
