@@ -713,7 +713,7 @@
   var require_entry = __commonJS({
     "entry.js"() {
       init_dist();
-      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 4, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
+      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 3, HOVER_MAX_CHILDREN = 12, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
         "generic",
         "none",
         "presentation",
@@ -1058,7 +1058,7 @@
           let ref = byId.get(id), el = ref && ref.deref();
           return el ? el.isConnected ? el : null : (byId.delete(id), null);
         }
-        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = /* @__PURE__ */ new Map(), dirty = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
+        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = /* @__PURE__ */ new Map(), dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
           if (mutations += records.length, !whole) {
             for (let r of records) {
               let target = r.type === "characterData" ? r.target.parentNode : r.target;
@@ -1083,7 +1083,8 @@
         for (let type of ["input", "change"]) window.addEventListener(type, touched, !0);
         let around = (event) => {
           let e = event.composedPath()[0];
-          for (let up = 0; e instanceof Element && up < HOVER_LEVELS; up++, e = parentOf(e)) dirty.add(e);
+          for (let up = 0; e instanceof Element && up < HOVER_LEVELS && !(up > 0 && e.childElementCount > HOVER_MAX_CHILDREN); up++, e = parentOf(e))
+            whole || hovered.add(e);
         };
         for (let type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, !0);
         let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map(), delegatedTo = /* @__PURE__ */ new WeakSet();
@@ -1607,7 +1608,7 @@
           }
         }
         function whole_() {
-          whole = !1, dirty = /* @__PURE__ */ new Set(), controls = /* @__PURE__ */ new Map(), lastActive = deepActive();
+          whole = !1, dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set(), controls = /* @__PURE__ */ new Map(), lastActive = deepActive();
           let tree = readRoot();
           return { doc: docId, whole: !0, tree, mutations, title: document.title };
         }
@@ -1628,7 +1629,7 @@
               e && e !== document.body && e !== document.documentElement && dirty.add(e);
             lastActive = active;
           }
-          if (!dirty.size) return { doc: docId, whole: !1, patches: [], mutations, title: document.title };
+          if (!dirty.size && !hovered.size) return { doc: docId, whole: !1, patches: [], mutations, title: document.title };
           let extra = [];
           for (let d of dirty)
             for (let e = d; e; e = parentOf(e)) {
@@ -1642,7 +1643,11 @@
             if (!r || r === document.documentElement || r === document.body) return whole_();
             roots.add(r);
           }
-          dirty = /* @__PURE__ */ new Set();
+          for (let h of hovered) {
+            let r = h.isConnected ? patchRoot(h) : null;
+            r && r !== document.documentElement && r !== document.body && roots.add(r);
+          }
+          dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set();
           let list = [...roots].filter((r) => ![...roots].some((o) => o !== r && containsDeep(o, r)));
           if (list.length > MAX_DIRTY) return whole_();
           let patches = [];

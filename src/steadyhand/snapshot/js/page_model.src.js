@@ -12,7 +12,8 @@ import { computeAccessibleName, getRole } from "dom-accessibility-api";
 
 const KEY = "__steadyhand_model__";
 const MAX_DIRTY = 1500; // more dirty roots than this: a whole read is cheaper
-const HOVER_LEVELS = 4; // an element the pointer enters, and this many boxes around it, re-read
+const HOVER_LEVELS = 3; // an element the pointer enters, and this many boxes around it, re-read
+const HOVER_MAX_CHILDREN = 12; // ... up to a box with more children than this
 const MAX_TEXT = 2000; // characters of one text run or editor value shown
 const MASK = "••••••";
 
@@ -189,6 +190,9 @@ function install() {
   const observed = new WeakSet();
   let controls = new Map(); // shown form control -> its state when last read
   let dirty = new Set();
+  // Elements the pointer or the focus entered or left: read again where that stays local
+  // (never a whole read for a hover: a box right under <body> is left as it was).
+  let hovered = new Set();
   let whole = true; // the next read must be whole (nothing read yet, or too much changed)
   let lastActive = null;
   let mutations = 0; // all mutations ever seen: a cheap "did the DOM change" counter
@@ -227,10 +231,14 @@ function install() {
   for (const type of ["input", "change"]) window.addEventListener(type, touched, true);
   // What the pointer enters or leaves, and focus moving in or out, may show or hide things
   // by CSS alone (`li:hover .destroy`, `:focus-within`), which changes no DOM: the element
-  // and a few boxes around it are read again.
+  // and a few boxes around it are read again (a read widens each to the nearest element
+  // it shows), up to a box of many children (a long list is not read again for a hover).
   const around = (event) => {
     let e = event.composedPath()[0];
-    for (let up = 0; e instanceof Element && up < HOVER_LEVELS; up++, e = parentOf(e)) dirty.add(e);
+    for (let up = 0; e instanceof Element && up < HOVER_LEVELS; up++, e = parentOf(e)) {
+      if (up > 0 && e.childElementCount > HOVER_MAX_CHILDREN) break;
+      if (!whole) hovered.add(e);
+    }
   };
   for (const type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, true);
 
@@ -1086,6 +1094,7 @@ function install() {
   function whole_() {
     whole = false;
     dirty = new Set();
+    hovered = new Set();
     controls = new Map();
     lastActive = deepActive();
     const tree = readRoot();
@@ -1115,7 +1124,7 @@ function install() {
       }
       lastActive = active;
     }
-    if (!dirty.size) return { doc: docId, whole: false, patches: [], mutations, title: document.title };
+    if (!dirty.size && !hovered.size) return { doc: docId, whole: false, patches: [], mutations, title: document.title };
     const extra = [];
     for (const d of dirty) {
       for (let e = d; e; e = parentOf(e)) {
@@ -1131,7 +1140,12 @@ function install() {
       if (!r || r === document.documentElement || r === document.body) return whole_();
       roots.add(r);
     }
+    for (const h of hovered) {
+      const r = h.isConnected ? patchRoot(h) : null;
+      if (r && r !== document.documentElement && r !== document.body) roots.add(r);
+    }
     dirty = new Set();
+    hovered = new Set();
     const list = [...roots].filter((r) => ![...roots].some((o) => o !== r && containsDeep(o, r)));
     if (list.length > MAX_DIRTY) return whole_();
     const patches = [];
