@@ -103,7 +103,7 @@ def test_refs_in_reads_back_every_ref_every_view_hands_out() -> None:
     RefRegistry().issue(taken, [n for n in taken.root.walk() if deserves_ref(n)])
     issued = {(n.ref, n.role, n.name) for n in taken.root.walk() if n.ref is not None}
     actionable = {item for item in issued if item[1] in ("checkbox", "button", "link")}
-    assert len(issued) == 7  # main, table, Pick, Edit, list, its item, Open
+    assert len(issued) == 6  # main, table, Pick, Edit, list, Open
     for view in (View(), View(mode="compact"), View(urls=True), View(cells=True)):
         assert set(refs_in(render([taken.root], view))) == issued, view
     assert set(refs_in(render([taken.root], View(mode="interactive")))) == actionable

@@ -65,6 +65,8 @@ PAGE = "\n".join(
         ('- heading "T" [level=1] [ref=e1]', False),
         ("- paragraph [ref=e1]: words", True),  # text to select or click into
         ("- paragraph [ref=e1]", False),
+        ('- listitem [ref=e1]:\n  - text: Buy milk\n  - checkbox "Done" [ref=e2]', True),
+        ('- listitem [ref=e1]:\n  - text: Row 7\n  - button "Open" [ref=e2]', False),
         ('- cell "Alice" [ref=e1]', False),
         ("- generic [ref=e1]", False),
     ],

@@ -82,13 +82,13 @@ def test_default_view() -> None:
             '      - row: Alice | a@x | button "Edit" [ref=e5]',
             '      - row: Bob | b@x | button "Edit" [ref=e6]',
             "    - list [ref=e7]:",
-            "      - listitem [ref=e8]:",  # text and a control: a row a person opens
+            "      - listitem:",  # its button is how it is acted on: no ref of its own
             "        - text: first item",
-            '        - button "Remove" [ref=e9]',
+            '        - button "Remove" [ref=e8]',
             "    - generic:",
             "      - group:",
-            '        - textbox "Search" [ref=e10] [placeholder="Type here"]',
-            "    - paragraph [ref=e11]: 3 people",
+            '        - textbox "Search" [ref=e9] [placeholder="Type here"]',
+            "    - paragraph [ref=e10]: 3 people",
         ]
     )
 
@@ -105,11 +105,11 @@ def test_compact_view_drops_unnamed_wrappers_and_lifts_their_children() -> None:
             '    - row: Alice | a@x | button "Edit" [ref=e5]',
             '    - row: Bob | b@x | button "Edit" [ref=e6]',
             "  - list [ref=e7]:",
-            "    - listitem [ref=e8]:",
+            "    - listitem:",
             "      - text: first item",
-            '      - button "Remove" [ref=e9]',
-            '  - textbox "Search" [ref=e10] [placeholder="Type here"]',
-            "  - paragraph [ref=e11]: 3 people",
+            '      - button "Remove" [ref=e8]',
+            '  - textbox "Search" [ref=e9] [placeholder="Type here"]',
+            "  - paragraph [ref=e10]: 3 people",
         ]
     )
 
@@ -228,9 +228,9 @@ def test_render_of_subtrees_starts_at_each_root() -> None:
     assert shown == "\n".join(
         [
             "- list [ref=e7]:",
-            "  - listitem [ref=e8]:",
+            "  - listitem:",
             "    - text: first item",
-            '    - button "Remove" [ref=e9]',
+            '    - button "Remove" [ref=e8]',
             "- banner [ref=e1]:",
             '  - link "Home" [ref=e2]',
         ]
@@ -245,14 +245,14 @@ def test_interactive_lists_only_what_can_be_acted_on_under_its_landmarks() -> No
         assert absent not in shown
     found = [line for line in shown.splitlines() if "[ref=" in line]
     assert len(found) == 6 - 1, "Home, Edit, Edit, Remove, Search; not the containers"
-    order = [shown.index(f"[ref=e{i}]") for i in (2, 5, 6, 9, 10)]
+    order = [shown.index(f"[ref=e{i}]") for i in (2, 5, 6, 8, 9)]
     assert order == sorted(order)
     # Each element comes with the row or list item it sits in, on its own line.
     alice = line_with(shown, "[ref=e5]")
     assert "Alice" in alice and "Bob" not in alice
     assert "Bob" in line_with(shown, "[ref=e6]")
-    assert "first item" in line_with(shown, "[ref=e9]")
-    assert "Alice" not in line_with(shown, "[ref=e10]")
+    assert "first item" in line_with(shown, "[ref=e8]")
+    assert "Alice" not in line_with(shown, "[ref=e9]")
 
 
 def test_interactive_headers_follow_landmarks_headings_and_frames() -> None:

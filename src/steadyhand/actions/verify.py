@@ -28,9 +28,10 @@ VALUE_JS = """e => {
   return null;
 }"""
 
-# After typing, in one round trip: the field's value (as VALUE_JS), and what names it in
-# its document's page model ([doc, id]) with the model's mutation count, so that the next
-# action can tell what the page made of the value once the field was left.
+# After typing, in one round trip: the field's value (as VALUE_JS), what names it in its
+# document's page model ([doc, id]) so that the next action can tell what the page made of
+# the value once the field was left, and the model's mutation count now and when the field
+# got the focus (what the page did while the text went in).
 TYPED_JS = """e => {
   let t = e;
   const editable = x => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
@@ -40,7 +41,7 @@ TYPED_JS = """e => {
     : t.isContentEditable ? t.innerText.replace(/\\n$/, '') : null;
   const m = MODEL_OF_T;
   return { value, doc: m ? m.doc : null, id: m ? m.idOf(t) : null,
-           mutations: m ? m.mutations() : null };
+           mutations: m ? m.mutations() : null, focused_at: m ? m.focusedAt(t) : null };
 }""".replace("MODEL_OF_T", MODEL.replace("(document)", "(t.ownerDocument)"))
 
 # A field typed into earlier, looked at again ([doc, id]): its value, and whether it still

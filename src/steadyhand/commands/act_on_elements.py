@@ -340,10 +340,10 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
                 if not secret or only_references(text):
                     call.reveal("text")  # ordinary text, or only secrets' names
                 typed = await with_secrets(call, aim, text)
-                before = await _focused(aim)
+                before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
                 wanted = await _type_into(act, aim, typed, clear=params.clear, slowly=params.slowly)
                 after = await aim.handle.evaluate(TYPED_JS)
-                reacted = _reacted(before, after.get("mutations"))
+                reacted = _reacted(before, after)
                 try:
                     found = check_value(aim.what, wanted, after["value"], secret or named, reacted)
                 except Unverified as exc:
@@ -369,20 +369,15 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
     return await act.result("type", params.ref)
 
 
-async def _focused(aim: Aim) -> Any:
-    """Give the field the focus typing would give it, then the page model's mutation count:
-    what leaving the field before did to the page (a blur handler) is not counted as this
-    field's reaction to the text."""
-    with contextlib.suppress(PlaywrightError):
-        await aim.handle.focus()
-    return await aim.handle.evaluate(FRAME_MUTATIONS_JS)
-
-
-def _reacted(before: Any, after: Any) -> int:
-    """DOM changes the page made between two mutation counts of one document (0 if unknown)."""
+def _reacted(before: Any, typed: dict[str, Any]) -> int:
+    """DOM changes the page made while the text went in: from the count before typing, or
+    from when typing gave the field the focus if that came later (what leaving the field
+    before did, a blur handler, is not this field's reaction); 0 if unknown."""
+    after, focused = typed.get("mutations"), typed.get("focused_at")
     if not isinstance(before, int) or not isinstance(after, int) or after < before:
         return 0
-    return after - before
+    start = max(before, focused) if isinstance(focused, int) and focused <= after else before
+    return after - start
 
 
 class FillParams(ActParams):
@@ -430,10 +425,10 @@ async def fill(call: Call, params: FillParams) -> ActionResult:
                     async def put(ms: float, aim: Aim = aim, text: str = text) -> None:
                         await aim.handle.fill(text, timeout=ms)
 
-                    before = await _focused(aim)
+                    before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
                     await act.actionable(aim, put, editable=True)
                     last = await aim.handle.evaluate(TYPED_JS)
-                    reacted = _reacted(before, last.get("mutations"))
+                    reacted = _reacted(before, last)
                     found[ref] = check_value(aim.what, text, last["value"], secrets[ref], reacted)
                     typed[ref] = last["value"]
                 # Filling a field left the one before (a change, a blur): every field is

@@ -84,8 +84,8 @@ def deserves_ref(node: Node) -> bool:
         return False  # a native select's choice: `select REF VALUE` picks it, not a click
     if node.role in TEXT_BLOCKS and not node.how:  # text of its own, not only controls'
         return _own_text(node)
-    if node.role == "listitem" and not node.how:  # an item with text and a control:
-        return _own_text(node) and _holds_control(node)  # a row a person opens (a todo)
+    if node.role == "listitem" and not node.how:  # text whose only controls are toggles:
+        return _own_text(node) and _only_toggles(node)  # opened through the item (a todo)
     if node.role == "row":  # a row of an interactive grid: a person clicks it to open it
         headers = all(c.role == "columnheader" for c in node.children if c.role != "text")
         return bool(node.how) or (_in_grid(node) and not headers)
@@ -98,8 +98,15 @@ def _own_text(node: Node) -> bool:
     )
 
 
-def _holds_control(node: Node) -> bool:
-    return any(n.role in ACTIONABLE or n.how for n in node.walk() if n is not node)
+TOGGLES = frozenset({"checkbox", "radio", "switch"})
+
+
+def _only_toggles(node: Node) -> bool:
+    """Whether the item holds controls and all of them are toggles: its text then has no
+    control of its own (a todo's title is double-clicked to edit it); an item with a
+    button or link (`Open`) is acted on through that."""
+    controls = [n for n in node.walk() if n is not node and (n.role in ACTIONABLE or n.how)]
+    return bool(controls) and all(n.role in TOGGLES for n in controls)
 
 
 def _in_grid(row: Node) -> bool:

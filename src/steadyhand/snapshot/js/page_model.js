@@ -713,7 +713,7 @@
   var require_entry = __commonJS({
     "entry.js"() {
       init_dist();
-      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 3, HOVER_MAX_CHILDREN = 12, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
+      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 3, HOVER_MAX_CHILDREN = 12, HOVER_MAX_NODES = 300, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
         "generic",
         "none",
         "presentation",
@@ -1058,7 +1058,8 @@
           let ref = byId.get(id), el = ref && ref.deref();
           return el ? el.isConnected ? el : null : (byId.delete(id), null);
         }
-        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = /* @__PURE__ */ new Map(), dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0, observer = new MutationObserver((records) => {
+        let emitted = /* @__PURE__ */ new WeakMap(), labelledBy = /* @__PURE__ */ new WeakMap(), observed = /* @__PURE__ */ new WeakSet(), controls = /* @__PURE__ */ new Map(), dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set(), whole = !0, lastActive = null, mutations = 0;
+        function seen(records) {
           if (mutations += records.length, !whole) {
             for (let r of records) {
               let target = r.type === "characterData" ? r.target.parentNode : r.target;
@@ -1066,7 +1067,8 @@
             }
             dirty.size > MAX_DIRTY && (whole = !0);
           }
-        }), observeOptions = { subtree: !0, childList: !0, attributes: !0, characterData: !0 };
+        }
+        let observer = new MutationObserver(seen), observeOptions = { subtree: !0, childList: !0, attributes: !0, characterData: !0 };
         function observe(root) {
           root && !observed.has(root) && (observed.add(root), observer.observe(root, observeOptions));
         }
@@ -1087,6 +1089,10 @@
             whole || hovered.add(e);
         };
         for (let type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, !0);
+        let focusedAt = /* @__PURE__ */ new WeakMap();
+        window.addEventListener("focusin", (event) => {
+          seen(observer.takeRecords()), focusedAt.set(event.composedPath()[0], mutations);
+        }, !0);
         let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map(), delegatedTo = /* @__PURE__ */ new WeakSet();
         function style(el) {
           let s = styles.get(el);
@@ -1645,7 +1651,7 @@
           }
           for (let h of hovered) {
             let r = h.isConnected ? patchRoot(h) : null;
-            r && r !== document.documentElement && r !== document.body && roots.add(r);
+            r && r !== document.documentElement && r !== document.body && r.getElementsByTagName("*").length <= HOVER_MAX_NODES && roots.add(r);
           }
           dirty = /* @__PURE__ */ new Set(), hovered = /* @__PURE__ */ new Set();
           let list = [...roots].filter((r) => ![...roots].some((o) => o !== r && containsDeep(o, r)));
@@ -1679,13 +1685,13 @@
             requestAnimationFrame(go), setTimeout(go, 50);
           };
           return new Promise((resolve) => {
-            let seen = mutations, tick = () => {
+            let seen2 = mutations, tick = () => {
               let now = performance.now();
-              if (mutations === seen && inflight <= 0 || now - start >= maxMs) {
+              if (mutations === seen2 && inflight <= 0 || now - start >= maxMs) {
                 resolve(Math.round(now - start));
                 return;
               }
-              seen = mutations, frame(tick);
+              seen2 = mutations, frame(tick);
             };
             frame(tick);
           });
@@ -1736,6 +1742,8 @@
             return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
           }),
           mutations: () => mutations,
+          // The mutation count when `el` last got the focus (null: not since the model began).
+          focusedAt: (el) => focusedAt.has(el) ? focusedAt.get(el) : null,
           settle
         };
         return registry.add(document, api), api;

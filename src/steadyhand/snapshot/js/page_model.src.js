@@ -14,6 +14,7 @@ const KEY = "__steadyhand_model__";
 const MAX_DIRTY = 1500; // more dirty roots than this: a whole read is cheaper
 const HOVER_LEVELS = 3; // an element the pointer enters, and this many boxes around it, re-read
 const HOVER_MAX_CHILDREN = 12; // ... up to a box with more children than this
+const HOVER_MAX_NODES = 300; // and only where what is read again holds at most this many elements
 const MAX_TEXT = 2000; // characters of one text run or editor value shown
 const MASK = "••••••";
 
@@ -197,7 +198,7 @@ function install() {
   let lastActive = null;
   let mutations = 0; // all mutations ever seen: a cheap "did the DOM change" counter
 
-  const observer = new MutationObserver((records) => {
+  function seen(records) {
     mutations += records.length;
     if (whole) return;
     for (const r of records) {
@@ -205,7 +206,8 @@ function install() {
       if (target) dirty.add(target.nodeType === 11 ? target.host : target);
     }
     if (dirty.size > MAX_DIRTY) whole = true;
-  });
+  }
+  const observer = new MutationObserver(seen);
   const observeOptions = { subtree: true, childList: true, attributes: true, characterData: true };
   function observe(root) {
     if (root && !observed.has(root)) {
@@ -241,6 +243,14 @@ function install() {
     }
   };
   for (const type of ["mouseover", "mouseout", "focusin", "focusout"]) window.addEventListener(type, around, true);
+  // The mutation count when each element last got the focus, the changes made before it
+  // (a blur handler of the field left) counted first: what a field's page did while text
+  // went into it is what came after.
+  const focusedAt = new WeakMap();
+  window.addEventListener("focusin", (event) => {
+    seen(observer.takeRecords());
+    focusedAt.set(event.composedPath()[0], mutations);
+  }, true);
 
   // ------------------------------------------------------------ reading one element
   let styles = new Map(); // per read: element -> computed style
@@ -1142,7 +1152,9 @@ function install() {
     }
     for (const h of hovered) {
       const r = h.isConnected ? patchRoot(h) : null;
-      if (r && r !== document.documentElement && r !== document.body) roots.add(r);
+      if (r && r !== document.documentElement && r !== document.body && r.getElementsByTagName("*").length <= HOVER_MAX_NODES) {
+        roots.add(r);
+      }
     }
     dirty = new Set();
     hovered = new Set();
@@ -1267,6 +1279,8 @@ function install() {
         return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
       }),
     mutations: () => mutations,
+    // The mutation count when `el` last got the focus (null: not since the model began).
+    focusedAt: (el) => (focusedAt.has(el) ? focusedAt.get(el) : null),
     settle,
   };
   registry.add(document, api);
