@@ -161,3 +161,15 @@ def test_the_first_act_on_a_page_never_snapshotted_reports_its_changes_not_the_p
     assert len(changes.splitlines()) <= 3, changes
     whole = daemon.snapshot(s)
     assert len(changes) < len(whole) / 4
+
+
+def test_a_page_that_shims_built_ins_is_still_read(daemon: Daemon, site: str) -> None:
+    """The page model keeps the built-ins it found before the page's scripts ran: a page
+    that replaces Object.getOwnPropertyDescriptor, JSON.stringify or getComputedStyle (an
+    old ES5 shim) is read and acted on as any other."""
+    s = "shimmed"
+    daemon.call("open", session=s, url=f"{site}/shimmed.html")
+    shot = daemon.snapshot(s)
+    assert 'textbox "Name"' in shot, shot
+    done = daemon.call("click", session=s, ref=find_ref(shot, "button", "Save"))
+    assert "saved" in done["changes"], done

@@ -465,7 +465,7 @@
     return assignedNodes.length === 0 ? arrayFrom(slot.childNodes) : assignedNodes;
   }
   function computeTextAlternative(root) {
-    var options = arguments.length > 1 && arguments[1] !== void 0 ? arguments[1] : {}, consultedNodes = new SetLike_default(), computedStyles = typeof Map > "u" ? void 0 : /* @__PURE__ */ new Map(), window2 = safeWindow(root), _options$compute = options.compute, compute = _options$compute === void 0 ? "name" : _options$compute, _options$computedStyl = options.computedStyleSupportsPseudoElements, computedStyleSupportsPseudoElements = _options$computedStyl === void 0 ? options.getComputedStyle !== void 0 : _options$computedStyl, _options$getComputedS = options.getComputedStyle, uncachedGetComputedStyle = _options$getComputedS === void 0 ? window2.getComputedStyle.bind(window2) : _options$getComputedS, _options$hidden = options.hidden, hidden = _options$hidden === void 0 ? !1 : _options$hidden, getComputedStyle2 = function(el, pseudoElement) {
+    var options = arguments.length > 1 && arguments[1] !== void 0 ? arguments[1] : {}, consultedNodes = new SetLike_default(), computedStyles = typeof Map > "u" ? void 0 : /* @__PURE__ */ new Map(), window2 = safeWindow(root), _options$compute = options.compute, compute = _options$compute === void 0 ? "name" : _options$compute, _options$computedStyl = options.computedStyleSupportsPseudoElements, computedStyleSupportsPseudoElements = _options$computedStyl === void 0 ? options.getComputedStyle !== void 0 : _options$computedStyl, _options$getComputedS = options.getComputedStyle, uncachedGetComputedStyle = _options$getComputedS === void 0 ? window2.getComputedStyle.bind(window2) : _options$getComputedS, _options$hidden = options.hidden, hidden = _options$hidden === void 0 ? !1 : _options$hidden, getComputedStyle = function(el, pseudoElement) {
       if (pseudoElement !== void 0)
         throw new Error("use uncachedGetComputedStyle directly for pseudo elements");
       if (computedStyles === void 0)
@@ -488,7 +488,7 @@
           isEmbeddedInLabel: context.isEmbeddedInLabel,
           isReferenced: !1,
           recursion: !0
-        }), display = isElement(child) ? getComputedStyle2(child).getPropertyValue("display") : "inline", separator = display !== "inline" ? " " : "";
+        }), display = isElement(child) ? getComputedStyle(child).getPropertyValue("display") : "inline", separator = display !== "inline" ? " " : "";
         accumulatedText += "".concat(separator).concat(result).concat(separator);
       }), isElement(node) && computedStyleSupportsPseudoElements) {
         var pseudoAfter = uncachedGetComputedStyle(node, "::after"), afterContent = getTextualContent(pseudoAfter);
@@ -585,7 +585,7 @@
     function computeTextAlternative2(current, context) {
       if (consultedNodes.has(current))
         return "";
-      if (!hidden && isHidden(current, getComputedStyle2) && !context.isReferenced)
+      if (!hidden && isHidden(current, getComputedStyle) && !context.isReferenced)
         return consultedNodes.add(current), "";
       var labelAttributeNode = isElement(current) ? current.getAttributeNode("aria-labelledby") : null, labelElements = labelAttributeNode !== null && !consultedNodes.has(labelAttributeNode) ? queryIdRefs(current, "aria-labelledby") : [];
       if (compute === "name" && !context.isReferenced && labelElements.length > 0)
@@ -713,7 +713,7 @@
   var require_entry = __commonJS({
     "entry.js"() {
       init_dist();
-      var KEY = "__steadyhand_model__", MAX_DIRTY = 1500, HOVER_LEVELS = 3, HOVER_MAX_CHILDREN = 12, HOVER_MAX_NODES = 300, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
+      var KEY = "__steadyhand_model__", getOwn = Object.getOwnPropertyDescriptor, define = Object.defineProperty, toJSON = JSON.stringify, computedStyle = window.getComputedStyle, MAX_DIRTY = 1500, HOVER_LEVELS = 3, HOVER_MAX_CHILDREN = 12, HOVER_MAX_NODES = 300, MAX_TEXT = 2e3, MASK = "\u2022\u2022\u2022\u2022\u2022\u2022", SKIP = /* @__PURE__ */ new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title"]), WRAPPERS = /* @__PURE__ */ new Set([
         "generic",
         "none",
         "presentation",
@@ -1025,7 +1025,7 @@
             get.call(models, d) || set.call(models, d, Object.freeze(api));
           }
         });
-        return Object.defineProperty(window, KEY, {
+        return define(window, KEY, {
           value: registry,
           enumerable: !1,
           configurable: !1,
@@ -1096,10 +1096,10 @@
         let styles = /* @__PURE__ */ new Map(), controlsIn = /* @__PURE__ */ new Map(), delegatedTo = /* @__PURE__ */ new WeakSet();
         function style(el) {
           let s = styles.get(el);
-          return s === void 0 && (s = getComputedStyle(el), styles.set(el, s)), s;
+          return s === void 0 && (s = computedStyle.call(window, el), styles.set(el, s)), s;
         }
         let nameOptions = {
-          getComputedStyle: (el, pseudo) => pseudo ? getComputedStyle(el, pseudo) : style(el),
+          getComputedStyle: (el, pseudo) => pseudo ? computedStyle.call(window, el, pseudo) : style(el),
           computedStyleSupportsPseudoElements: !0
         };
         function parentOf(el) {
@@ -1603,13 +1603,13 @@
           return labelsOf(this);
         }, configurable: !0 };
         function withLabelIndex(work) {
-          let saved = LABELABLE_PROTOS.map((p) => Object.getOwnPropertyDescriptor(p, "labels"));
+          let saved = LABELABLE_PROTOS.map((p) => getOwn(p, "labels"));
           try {
-            for (let p of LABELABLE_PROTOS) Object.defineProperty(p, "labels", indexed);
+            for (let p of LABELABLE_PROTOS) define(p, "labels", indexed);
             return work();
           } finally {
             LABELABLE_PROTOS.forEach((p, i) => {
-              saved[i] ? Object.defineProperty(p, "labels", saved[i]) : delete p.labels;
+              saved[i] ? define(p, "labels", saved[i]) : delete p.labels;
             });
           }
         }
@@ -1700,7 +1700,7 @@
           doc: docId,
           read: (force) => {
             let found = withLabelIndex(() => readChanges(force));
-            return found && JSON.stringify(found);
+            return found && toJSON(found);
           },
           // The page handles key events on this element itself (a terminal line, a key-driven
           // widget): typing must send keys, not set the value.
@@ -1724,7 +1724,7 @@
             if (!el) return null;
             begin();
             let out = withLabelIndex(() => readOne(el));
-            return out.length === 1 && typeof out[0] == "object" ? JSON.stringify(out[0]) : null;
+            return out.length === 1 && typeof out[0] == "object" ? toJSON(out[0]) : null;
           },
           // Ids of `el` and every element under it that a read has shown.
           within: (el) => {

@@ -11,6 +11,12 @@
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
 
 const KEY = "__steadyhand_model__";
+// The built-ins the model relies on, taken before the page's scripts run: a page may shim
+// them (an ES5 shim's getOwnPropertyDescriptor throws on DOM prototypes).
+const getOwn = Object.getOwnPropertyDescriptor;
+const define = Object.defineProperty;
+const toJSON = JSON.stringify;
+const computedStyle = window.getComputedStyle;
 const MAX_DIRTY = 1500; // more dirty roots than this: a whole read is cheaper
 const HOVER_LEVELS = 3; // an element the pointer enters, and this many boxes around it, re-read
 const HOVER_MAX_CHILDREN = 12; // ... up to a box with more children than this
@@ -120,7 +126,7 @@ function newRegistry() {
       if (!get.call(models, d)) set.call(models, d, Object.freeze(api));
     },
   });
-  Object.defineProperty(window, KEY, {
+  define(window, KEY, {
     value: registry,
     enumerable: false,
     configurable: false,
@@ -261,13 +267,13 @@ function install() {
   function style(el) {
     let s = styles.get(el);
     if (s === undefined) {
-      s = getComputedStyle(el);
+      s = computedStyle.call(window, el);
       styles.set(el, s);
     }
     return s;
   }
   const nameOptions = {
-    getComputedStyle: (el, pseudo) => (pseudo ? getComputedStyle(el, pseudo) : style(el)),
+    getComputedStyle: (el, pseudo) => (pseudo ? computedStyle.call(window, el, pseudo) : style(el)),
     computedStyleSupportsPseudoElements: true,
   };
 
@@ -1089,13 +1095,13 @@ function install() {
   ].map((c) => c.prototype);
   const indexed = { get() { return labelsOf(this); }, configurable: true };
   function withLabelIndex(work) {
-    const saved = LABELABLE_PROTOS.map((p) => Object.getOwnPropertyDescriptor(p, "labels"));
+    const saved = LABELABLE_PROTOS.map((p) => getOwn(p, "labels"));
     try {
-      for (const p of LABELABLE_PROTOS) Object.defineProperty(p, "labels", indexed);
+      for (const p of LABELABLE_PROTOS) define(p, "labels", indexed);
       return work();
     } finally {
       LABELABLE_PROTOS.forEach((p, i) => {
-        if (saved[i]) Object.defineProperty(p, "labels", saved[i]);
+        if (saved[i]) define(p, "labels", saved[i]);
         else delete p.labels;
       });
     }
@@ -1233,7 +1239,7 @@ function install() {
     doc: docId,
     read: (force) => {
       const found = withLabelIndex(() => readChanges(force));
-      return found && JSON.stringify(found);
+      return found && toJSON(found);
     },
     // The page handles key events on this element itself (a terminal line, a key-driven
     // widget): typing must send keys, not set the value.
@@ -1258,7 +1264,7 @@ function install() {
       if (!el) return null;
       begin();
       const out = withLabelIndex(() => readOne(el));
-      return out.length === 1 && typeof out[0] === "object" ? JSON.stringify(out[0]) : null;
+      return out.length === 1 && typeof out[0] === "object" ? toJSON(out[0]) : null;
     },
     // Ids of `el` and every element under it that a read has shown.
     within: (el) => {
