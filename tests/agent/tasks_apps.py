@@ -125,7 +125,16 @@ def todo_edit(agent: Agent) -> None:
     seen = add_todos(agent, "Buy milk")
     agent.click(text_of(agent, "Buy milk", seen), count=2)
     seen = agent.look()
-    editor = [e for e in seen.elements if e.ref and e.role in FIELDS and e.text == "Buy milk"]
+    # The field the double click opened in the list, not the new-todo field at the top
+    # (which may still show what was typed into it last).
+    editor = [
+        e
+        for e in seen.elements
+        if e.ref
+        and e.role in FIELDS
+        and e.text == "Buy milk"
+        and NEW_TODO not in (e.name, _placeholder(e))
+    ]
     if not editor:
         raise Stuck("no field holding 'Buy milk' after the double click")
     agent.type(editor[0], "Buy oat milk", submit=True)
