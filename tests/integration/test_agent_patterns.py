@@ -5,30 +5,20 @@ snapshot shows, acted on by ref through the daemon, checked through the page's o
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
 from steadyhand.snapshot.lookup import refs_in
 from tests.conftest import Daemon
+from tests.integration.test_widgets import ref_of, state
 
 pytestmark = pytest.mark.integration
 P = "patterns"
 
 
-def state(daemon: Daemon, session: str) -> Any:
-    return daemon.call("evaluate", session=session, expression="pageState()")["value"]
-
-
 def opened(daemon: Daemon, site: str, session: str, page: str) -> str:
     daemon.call("open", session=session, url=f"{site}/{P}/{page}")
     return daemon.snapshot(session)
-
-
-def ref_of(snapshot: str, role: str, name: str) -> str:
-    found = [ref for ref, r, n in refs_in(snapshot) if r == role and n == name]
-    assert len(found) == 1, f"{role} {name!r}: {found}\n{snapshot}"
-    return found[0]
 
 
 def ref_in(line: str) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from steadyhand.snapshot import refs as refs_module
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.refs import (
+    ACTIONABLE,
     LABEL_CHARS,
     Identity,
     RefRegistry,
@@ -390,3 +394,12 @@ def test_container_label() -> None:
         None,
         "region " + "r" * LABEL_CHARS,
     ]
+
+
+def test_the_page_models_control_roles_are_the_roles_that_get_refs() -> None:
+    """page_model.src.js counts controls (for groups, delegation) by the same roles that
+    always get a ref here: the two lists are one list, written in two languages."""
+    source = (Path(refs_module.__file__).parent / "js" / "page_model.src.js").read_text()
+    listed = re.search(r"const CONTROL_ROLES = new Set\(\[(.*?)\]\);", source, re.S)
+    assert listed is not None
+    assert set(re.findall(r'"([a-z]+)"', listed.group(1))) == ACTIONABLE

@@ -33,10 +33,10 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 # ---------------------------------------------------------------- scroll
 
-# Scrolls the page (el null) or the box an element scrolls in, and reports where it was
-# and is. "The box": the element itself if it scrolls, else its nearest ancestor that does,
-# else the window. With intoView, every box between the element and the window counts.
-SCROLL_JS = """(el, op) => {
+# What scrolls in a document, for the snippets below: the root, or a box whose overflow
+# scrolls and that has more to show; `boxOf`: the first that scrolls from an element up
+# (through shadow hosts); `pos`: where it is and how far it goes.
+SCROLLERS = """
   const root = document.scrollingElement || document.documentElement;
   const scrolls = n => {
     if (n === root) return true;
@@ -55,7 +55,14 @@ SCROLL_JS = """(el, op) => {
     max_x: Math.max(0, n.scrollWidth - n.clientWidth),
     max_y: Math.max(0, n.scrollHeight - n.clientHeight),
   });
-  const kind = n => (n === root ? 'window' : n === el ? 'element' : 'container');
+"""
+# Scrolls the page (el null) or the box an element scrolls in, and reports where it was
+# and is. "The box": the element itself if it scrolls, else its nearest ancestor that does,
+# else the window. With intoView, every box between the element and the window counts.
+SCROLL_JS = (
+    "(el, op) => {"
+    + SCROLLERS
+    + """  const kind = n => (n === root ? 'window' : n === el ? 'element' : 'container');
   const moved = (a, b) => a.x !== b.x || a.y !== b.y;
   if (op.intoView) {
     const chain = [];
@@ -86,6 +93,7 @@ SCROLL_JS = """(el, op) => {
   const after = pos(box);
   return {scroller: kind(box), before, after, moved: moved(before, after)};
 }"""
+)
 
 
 # For a wheel over an element: the point a person would put the pointer at (the middle of
@@ -99,29 +107,22 @@ WHEEL_AIM_JS = """el => {
   const x = (left + right) / 2, y = (top + bottom) / 2;
   return {x, y, left: r.left, top: r.top};
 }"""
-WHEEL_BOX_JS = """(el, [x, y]) => {
-  const root = document.scrollingElement || document.documentElement;
-  const scrolls = n => {
-    if (n === root) return true;
-    const s = getComputedStyle(n);
-    return /(auto|scroll|overlay)/.test(`${s.overflowX} ${s.overflowY}`)
-      && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth);
-  };
-  const up = n => n.parentElement || n.getRootNode().host || null;
+WHEEL_BOX_JS = (
+    "(el, [x, y]) => {"
+    + SCROLLERS
+    + """
   let n = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(x, y) : null;
   if (!n || !(n === el || el.contains(n))) n = el;
-  while (n && n !== root && !scrolls(n)) n = up(n);
-  return n || root;
+  return boxOf(n);
 }"""
-POSITION_JS = """(n, el) => {
-  const root = document.scrollingElement || document.documentElement;
-  return {
-    x: Math.round(n.scrollLeft), y: Math.round(n.scrollTop),
-    max_x: Math.max(0, n.scrollWidth - n.clientWidth),
-    max_y: Math.max(0, n.scrollHeight - n.clientHeight),
-    kind: n === root ? 'window' : n === el ? 'element' : 'container',
-  };
+)
+POSITION_JS = (
+    "(n, el) => {"
+    + SCROLLERS
+    + """
+  return {...pos(n), kind: n === root ? 'window' : n === el ? 'element' : 'container'};
 }"""
+)
 TO_END_JS = """(n, to) => n.scrollTo({top: to === 'top' ? 0 : n.scrollHeight,
   left: n.scrollLeft, behavior: 'instant'})"""
 WHEEL_SETTLE_S = 1.0  # a wheel's scroll lands within this (it may be animated)
