@@ -236,6 +236,8 @@ def test_drag_and_drop_between_columns(daemon: Daemon, site: str) -> None:
 def test_cookie_banner_of_a_real_consent_library_is_dismissed(daemon: Daemon, site: str) -> None:
     s = "consent"
     daemon.call("open", session=s, url=f"{site}/consent.html")
+    # The library shows its modal from a timer: under load, after the page has loaded.
+    daemon.call("wait", session=s, text="We use cookies", timeout="10s")
     checkout = find_ref(daemon.snapshot(s), "button", "Checkout")
     done = daemon.call("click", session=s, ref=checkout)
     (dismissed,) = done["watchdog"]
@@ -248,6 +250,8 @@ def test_cookie_banner_of_a_real_consent_library_is_dismissed(daemon: Daemon, si
 def test_watchdog_can_be_turned_off(daemon: Daemon, site: str) -> None:
     s = "consent-off"
     daemon.call("open", session=s, url=f"{site}/consent.html")
+    # The library shows its modal from a timer: under load, after the page has loaded.
+    daemon.call("wait", session=s, text="We use cookies", timeout="10s")
     checkout = find_ref(daemon.snapshot(s), "button", "Checkout")
     err = daemon.fail("click", session=s, ref=checkout, watchdog=False, timeout="3s")
     assert err.code == "not_actionable" and "covered by" in err.message
