@@ -3,9 +3,10 @@
 Each command belongs to one group, declared in the command table (`@command(caps=...)`,
 "core" unless it says otherwise). A front offering tools to agents offers the groups it
 is given, `core` always among them (without snapshot and click no other group is of
-use); `all` names every group. Given none, it offers every group but `desktop` when no
-desktop is reachable from this process (no DISPLAY: the desktop commands would only
-fail), and every group when one is.
+use); `all` names every group. Given none, it offers `core` alone: an agent host sends
+the whole tool list with every turn, so each group costs on every turn (README's
+"Capability groups" has each group's size), and core's 27 tools do a whole browser task
+(a popup or another tab is reached by the `tab` option every tool takes).
 
 Standard library only: `steadyhand mcp` reads its groups before the SDK and the command
 table have loaded (fronts/mcp_stdio.py answers the tool list from its cache meanwhile).
@@ -13,8 +14,7 @@ table have loaded (fronts/mcp_stdio.py answers the tool list from its cache mean
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -39,27 +39,15 @@ CAPS: dict[str, str] = {
 }
 
 
-def desktop_reachable(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether this process sees a desktop: DISPLAY is set (the desktop commands' X
-    input, windows and screen need it; a daemon started from here inherits it). A cheap
-    check: nothing is connected to."""
-    env = os.environ if environ is None else environ
-    return bool(env.get("DISPLAY"))
+def default_caps() -> frozenset[str]:
+    """What a front offers when it is given no groups: core."""
+    return frozenset({CORE})
 
 
-def default_caps(environ: Mapping[str, str] | None = None) -> frozenset[str]:
-    """Every group, less `desktop` when no desktop is reachable."""
-    if desktop_reachable(environ):
-        return frozenset(CAPS)
-    return frozenset(CAPS) - {DESKTOP}
-
-
-def select_caps(
-    given: str | Iterable[str] | None, environ: Mapping[str, str] | None = None
-) -> frozenset[str]:
+def select_caps(given: str | Iterable[str] | None) -> frozenset[str]:
     """The groups named (`"core,tabs"` or a list; `all`), with `core`; None: the default."""
     if given is None:
-        return default_caps(environ)
+        return default_caps()
     names = given.split(",") if isinstance(given, str) else list(given)
     chosen = {CORE}
     for raw in names:
@@ -87,6 +75,6 @@ def caps_text(caps: Iterable[str]) -> str:
 CAPS_HELP = (
     "capability groups of tools to offer, comma-separated: "
     + ", ".join(CAPS)
-    + f", or {ALL}; {CORE} is always on. Default: all but {DESKTOP} when no desktop is "
-    "reachable (DISPLAY unset), else all"
+    + f", or {ALL}; {CORE} is always on, and the default (each group adds tools an agent "
+    "reads every turn)"
 )

@@ -161,8 +161,9 @@ _LOOSE: dict[type[Result], type[Result]] = {}
 
 
 def method_name(command: str) -> str:
-    """`tab.new` -> `tab_new`, `select-text` -> `select_text`: a command as a method."""
-    return tool_name(command).replace("-", "_")
+    """`tab.new` -> `tab_new`, `select-text` -> `select_text`: a command as a method (as
+    its tool is named)."""
+    return tool_name(command)
 
 
 def command_for(attribute: str) -> Command:
@@ -171,7 +172,7 @@ def command_for(attribute: str) -> Command:
     if attribute in COMMANDS:
         return COMMANDS[attribute]
     for command in COMMANDS.values():
-        if attribute in (tool_name(command.name), method_name(command.name)):
+        if attribute == tool_name(command.name):
             return command
     raise AttributeError(f"steadyhand has no command {attribute!r}")
 

@@ -692,10 +692,45 @@ class AsyncCommands:
         ) -> Restored:
             """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
 
+        async def snapshot(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            interactive: bool = ...,
+            compact: bool = ...,
+            depth: int | None = ...,
+            selector: str | None = ...,
+            ref: str | None = ...,
+            frame: str | None = ...,
+            max_chars: int | None = ...,
+            offset: int = ...,
+            urls: bool = ...,
+            cells: bool = ...,
+            diff: bool = ...,
+        ) -> SnapshotResult:
+            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
+
+        async def find(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            text: str | None = ...,
+            role: str | None = ...,
+            name: str | None = ...,
+            exact: bool = ...,
+            limit: int = ...,
+        ) -> FindResult:
+            """Find elements by text, role or name: their refs and context, without a snapshot."""
+
         async def open(
             self,
             *,
             url: str,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             profile: str | None = ...,
@@ -717,6 +752,7 @@ class AsyncCommands:
             self,
             *,
             url: str,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -726,6 +762,7 @@ class AsyncCommands:
         async def back(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -735,6 +772,7 @@ class AsyncCommands:
         async def forward(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -744,6 +782,7 @@ class AsyncCommands:
         async def reload(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -1008,40 +1047,6 @@ class AsyncCommands:
             timeout: str | None = ...,
         ) -> SecretsResult:
             """List the secrets the daemon types by name: names, sources and domains, never values."""
-
-        async def snapshot(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            interactive: bool = ...,
-            compact: bool = ...,
-            depth: int | None = ...,
-            selector: str | None = ...,
-            ref: str | None = ...,
-            frame: str | None = ...,
-            max_chars: int | None = ...,
-            offset: int = ...,
-            urls: bool = ...,
-            cells: bool = ...,
-            diff: bool = ...,
-        ) -> SnapshotResult:
-            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
-
-        async def find(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            text: str | None = ...,
-            role: str | None = ...,
-            name: str | None = ...,
-            exact: bool = ...,
-            limit: int = ...,
-        ) -> FindResult:
-            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         async def cookies_get(
             self,
@@ -1764,10 +1769,45 @@ class SyncCommands:
         ) -> Restored:
             """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
 
+        def snapshot(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            interactive: bool = ...,
+            compact: bool = ...,
+            depth: int | None = ...,
+            selector: str | None = ...,
+            ref: str | None = ...,
+            frame: str | None = ...,
+            max_chars: int | None = ...,
+            offset: int = ...,
+            urls: bool = ...,
+            cells: bool = ...,
+            diff: bool = ...,
+        ) -> SnapshotResult:
+            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
+
+        def find(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            text: str | None = ...,
+            role: str | None = ...,
+            name: str | None = ...,
+            exact: bool = ...,
+            limit: int = ...,
+        ) -> FindResult:
+            """Find elements by text, role or name: their refs and context, without a snapshot."""
+
         def open(
             self,
             *,
             url: str,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             profile: str | None = ...,
@@ -1789,6 +1829,7 @@ class SyncCommands:
             self,
             *,
             url: str,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -1798,6 +1839,7 @@ class SyncCommands:
         def back(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -1807,6 +1849,7 @@ class SyncCommands:
         def forward(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -1816,6 +1859,7 @@ class SyncCommands:
         def reload(
             self,
             *,
+            snapshot: bool | None = ...,
             session: str = ...,
             timeout: str | None = ...,
             tab: str | None = ...,
@@ -2080,40 +2124,6 @@ class SyncCommands:
             timeout: str | None = ...,
         ) -> SecretsResult:
             """List the secrets the daemon types by name: names, sources and domains, never values."""
-
-        def snapshot(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            interactive: bool = ...,
-            compact: bool = ...,
-            depth: int | None = ...,
-            selector: str | None = ...,
-            ref: str | None = ...,
-            frame: str | None = ...,
-            max_chars: int | None = ...,
-            offset: int = ...,
-            urls: bool = ...,
-            cells: bool = ...,
-            diff: bool = ...,
-        ) -> SnapshotResult:
-            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
-
-        def find(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            text: str | None = ...,
-            role: str | None = ...,
-            name: str | None = ...,
-            exact: bool = ...,
-            limit: int = ...,
-        ) -> FindResult:
-            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         def cookies_get(
             self,

@@ -5,7 +5,10 @@ Standard library only: the thin CLI reads the state dir from here on its hot pat
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import tempfile
 from pathlib import Path
 
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -46,6 +49,31 @@ def default_state_dir() -> Path:
         return Path(runtime) / "steadyhand"
     state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state_home) / "steadyhand"
+
+
+SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_session_name(name: str) -> None:
+    if not SESSION_NAME.match(name):
+        raise SteadyhandError(
+            ErrorCode.BAD_REQUEST,
+            f"invalid session name {name!r}",
+            "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+
+
+def write_private(path: Path, data: bytes | str) -> None:
+    """Write `path` whole or not at all, as a file only its owner can read (0600)."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:  # mkstemp makes it 0600
+            out.write(data.encode() if isinstance(data, str) else data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def ensure_private_dir(path: Path) -> None:
@@ -165,6 +193,9 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     ("http_port", "int", 8787, "the HTTP front's port"),
     ("http_allow_remote", "bool", False, "let the HTTP front listen beyond loopback"),
     ("http_max_body_bytes", "int", 1 << 20, "the HTTP front's largest request body"),
+    # `steadyhand mcp --http`: an MCP session idle this long ends, and the browser session
+    # it made (mcp-<hex>) closes with it: a client that exits without saying so.
+    ("mcp_idle_s", "float", 1800.0, "seconds an idle MCP HTTP session lives; 0: forever"),
     # The relay of the Chrome extension (extension/, `steadyhand extension pair`): a
     # WebSocket on 127.0.0.1 at this port, for the pairing token only.
     ("extension_port", "int", 9224, "the extension relay's port; 0: any free port"),
@@ -323,6 +354,7 @@ class Settings:
     http_port: int
     http_allow_remote: bool
     http_max_body_bytes: int
+    mcp_idle_s: float
     extension_port: int
     live_max_fps: float
     live_quality: int

@@ -62,31 +62,32 @@ async def call(client: ClientSession, tool: str, /, **arguments: Any) -> types.C
 
 
 def test_tools_come_from_the_table(daemon: Daemon) -> None:
-    async def scenario() -> types.ListToolsResult:
+    async def scenario() -> tuple[types.ListToolsResult, types.ListToolsResult]:
         async with stdio_mcp(daemon.env) as session:
-            return await session.list_tools()
+            default = await session.list_tools()
+        async with stdio_mcp(daemon.env, "--caps", "all", "--output-schemas") as session:
+            return default, await session.list_tools()
 
-    listed = asyncio.run(scenario())
-    tools = {t.name: t for t in listed.tools}
-    offered = select_caps(None, daemon.env)  # every group, the desktop's if DISPLAY is set
-    assert set(tools) == {tool_name(c.name) for c in agent_commands(offered)}
+    default, every = asyncio.run(scenario())
+    assert {t.name for t in default.tools} == {tool_name(c.name) for c in agent_commands("core")}
+    assert all(t.output_schema is None for t in default.tools)
+    tools = {t.name: t for t in every.tools}
+    assert set(tools) == {tool_name(c.name) for c in agent_commands(select_caps("all"))}
     assert "daemon_stop" not in tools and "tab_new" in tools and "snapshot" in tools
-    for tool in listed.tools:
+    for tool in every.tools:
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         assert tool.input_schema["type"] == "object", tool.name
         assert not set(walk_keys(tool.input_schema)) & {*COMBINATORS, "$ref"}, tool.name
-        session = tool.input_schema["properties"]["session"]
-        assert "default" not in session and "own session" in session["description"]
+        assert tool.input_schema["properties"]["session"] == {"type": "string"}
     assert "ref" in (tools["snapshot"].description or "")
-    hints = {name: tool.annotations for name, tool in tools.items()}
-    assert all(hint is not None for hint in hints.values())
-    snapshot, click, close = hints["snapshot"], hints["click"], hints["close"]
+    snapshot, click, close = (tools[n].annotations for n in ("snapshot", "click", "close"))
     assert snapshot is not None and snapshot.read_only_hint is True
-    assert click is not None and click.read_only_hint is False and click.destructive_hint
-    assert close is not None and close.destructive_hint is True
-    assert tools["open"].annotations is not None and tools["open"].annotations.open_world_hint
+    # Left out: the spec's defaults (not read-only, destructive, open world).
+    assert click is None and close is None
+    opens = tools["open"].annotations
+    assert opens is not None and opens.destructive_hint is False and opens.open_world_hint is None
 
 
 def test_caps_choose_the_tools_and_a_call_outside_them_is_refused(daemon: Daemon) -> None:
@@ -98,7 +99,7 @@ def test_caps_choose_the_tools_and_a_call_outside_them_is_refused(daemon: Daemon
 
     async def scenario() -> tuple[set[str], set[str], set[str], list[types.CallToolResult]]:
         default = await listed(without_display)
-        on_a_desktop = await listed(dict(without_display, DISPLAY=":99"))
+        on_a_desktop = await listed(dict(without_display, DISPLAY=":99"), "--caps", "all")
         async with stdio_mcp(daemon.env, "--caps", "core,tabs") as session:
             chosen = {t.name for t in (await session.list_tools()).tools}
             calls = [
@@ -112,7 +113,7 @@ def test_caps_choose_the_tools_and_a_call_outside_them_is_refused(daemon: Daemon
     every = {tool_name(c.name) for c in agent_commands()}
     desktop_tools = {name for name in every if name.startswith("desktop_")}
     assert len(desktop_tools) == 22
-    assert default == every - desktop_tools, "no DISPLAY: no desktop tools by default"
+    assert default == {tool_name(c.name) for c in agent_commands("core")}
     assert on_a_desktop == every
     assert chosen == {tool_name(c.name) for c in agent_commands("core,tabs")}
     assert "tab_new" in chosen and "cookies_get" not in chosen and "upload" not in chosen

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from steadyhand.caps import CAPS, default_caps, desktop_reachable, select_caps
+from steadyhand.caps import CAPS, default_caps, select_caps
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts import tools as tools_front
@@ -31,8 +31,6 @@ SIZES = {
     "approvals": 4,
     "desktop": 22,
 }
-NO_DISPLAY: dict[str, str] = {}
-DISPLAY = {"DISPLAY": ":5"}
 
 
 def test_each_group_offers_its_commands() -> None:
@@ -63,19 +61,15 @@ def test_an_unknown_group_is_refused_with_the_groups_named() -> None:
     assert all(group in error.hint for group in CAPS) and "all" in error.hint
 
 
-def test_the_default_leaves_out_the_desktop_when_none_is_reachable(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    assert not desktop_reachable(NO_DISPLAY) and desktop_reachable(DISPLAY)
-    assert default_caps(NO_DISPLAY) == set(CAPS) - {"desktop"}
-    assert default_caps(DISPLAY) == set(CAPS)
-    assert select_caps(None, NO_DISPLAY) == set(CAPS) - {"desktop"}
-    monkeypatch.delenv("DISPLAY", raising=False)
-    names = {t.name for t in granular_tools()}
-    assert len(names) == sum(SIZES.values()) - SIZES["desktop"]
-    assert not {n for n in names if n.startswith("desktop_")}
-    monkeypatch.setenv("DISPLAY", ":5")
-    assert "desktop_click" in {t.name for t in granular_tools()}
+def test_the_default_is_core_alone_whatever_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert default_caps() == select_caps(None) == {"core"}
+    for display in (None, ":5"):
+        if display is None:
+            monkeypatch.delenv("DISPLAY", raising=False)
+        else:
+            monkeypatch.setenv("DISPLAY", display)
+        assert len(granular_tools()) == len(mcp_tools(select_caps(None))) == SIZES["core"]
+    assert "desktop_click" in {t.name for t in granular_tools("desktop")}
 
 
 def test_the_flat_tools_enums_list_only_the_groups_offered() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from mcp import types
 
 from steadyhand.commands import COMMANDS
+from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
 
@@ -23,18 +24,22 @@ def test_hints_come_from_the_table_and_do_not_overlap() -> None:
     assert not any(COMMANDS[name].acts for name in READ_ONLY)
     by_name = {tool.name: tool.annotations for tool in tools()}
     for name, command in COMMANDS.items():
-        hints = by_name.get(name.replace(".", "_"))
-        if hints is None:
+        if tool_name(name) not in by_name:
             continue  # not offered to agents
-        assert hints.read_only_hint is (name in READ_ONLY)
+        hints = by_name[tool_name(name)] or types.ToolAnnotations()
+        # A hint left out is the spec's default, as a client reads it.
+        assert (hints.read_only_hint or False) is (name in READ_ONLY)
         if command.acts:
-            assert hints.destructive_hint is True, name
+            assert hints.destructive_hint in (True, None), name
+        if hints.destructive_hint is not None:
+            assert hints.destructive_hint is False and not command.acts, name
+        assert hints.open_world_hint in (False, None), name
 
 
 def test_snapshot_result_is_its_text_under_a_header() -> None:
     data = {"tab": "t1", "title": "Form", "url": "http://x/", "snapshot": "- button [ref=e1]"}
-    result = asyncio.run(tool_result(data))
-    assert not result.is_error and result.structured_content == data
+    result = asyncio.run(tool_result(data | {"next_offset": None}))
+    assert not result.is_error and result.structured_content == data, "nulls left out"
     assert [block.type for block in result.content] == ["text"]
     block = result.content[0]
     assert isinstance(block, types.TextContent)

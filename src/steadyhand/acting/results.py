@@ -31,6 +31,7 @@ class PageResult(Result):
 class NavigationResult(PageResult):
     status: int | None = Field(None, description="HTTP status of the main document")
     navigated: bool = True
+    snapshot: str | None = Field(None, description="the page's interactive view, if asked for")
 
 
 class ActionResult(PageResult):

@@ -53,11 +53,14 @@ class BatchParams(Params):
     steps: list[Step] = Field(
         description="the commands to run, in order, e.g. "
         '[{"command": "type", "params": {"ref": "e4", "text": "hi"}}, '
-        '{"command": "click", "params": {"ref": "e5"}}]. CLI: a JSON array, or, '
-        "when absent or -, standard input: a JSON array or one command per line "
-        "(click e3)",
+        '{"command": "click", "params": {"ref": "e5"}}]',
         min_length=1,
-        json_schema_extra={"positional": True, "sensitive": False},
+        json_schema_extra={
+            "positional": True,
+            "sensitive": False,
+            "cli": "CLI: a JSON array, or, when absent or -, standard input: a JSON array or "
+            "one command per line (click e3)",
+        },
     )
     keep_going: bool = Field(
         False,
@@ -196,7 +199,7 @@ def step_command(name: str) -> Command:
     """The step's command, named as the CLI or JSON-RPC name it (tab.new) or as its tool or
     client method is (tab_new); refused when a batch cannot run it."""
     spec = COMMANDS.get(name) or next(
-        (c for n, c in COMMANDS.items() if name in (tool_name(n), tool_name(n).replace("-", "_"))),
+        (c for n, c in COMMANDS.items() if name == tool_name(n)),
         None,
     )
     if spec is None:

@@ -193,6 +193,7 @@ def _taken_over(call: Call, name: str) -> TakenOver | None:
 class Closed(Result):
     closed: str
     videos: list[str] = Field(default_factory=list, description="its tabs' recordings, saved")
+    already: bool = Field(False, description="it was closed before: nothing was left to close")
 
 
 @command("close", destructive=True, needs_session=False)
@@ -201,9 +202,9 @@ async def close(call: Call, params: Params) -> Closed:
     await call.claim()
     live = call.engine.pool.get(call.session_name)
     videos = [] if live is None else await save_recordings(call, live)
-    await call.engine.close_session(call.session_name)
+    closed_now = await call.engine.close_session(call.session_name)
     call.runtime.live.takeovers.forget(call.session_name)
-    return Closed(closed=call.session_name, videos=videos)
+    return Closed(closed=call.session_name, videos=videos, already=not closed_now)
 
 
 class NameParams(Params):

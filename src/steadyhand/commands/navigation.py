@@ -6,10 +6,11 @@ import contextlib
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from steadyhand.acting.results import NavigationResult, navigation_result
 from steadyhand.call import Call
+from steadyhand.commands.snapshots import SnapshotParams, snapshot
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.emulation import given as emulation_given
@@ -23,43 +24,55 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 OLDEST_NAMED = 3  # tabs a refusal at the tab cap names, oldest first
 
 
-class OpenParams(Params):
+class InlineSnapshot(BaseModel):
+    """A command that loads a page can hand back what is on it, saving a round trip."""
+
+    snapshot: bool | None = Field(
+        None,
+        description="also return the loaded page's interactive view (what can be acted "
+        "on, with refs); default: on for MCP and LLM tools, off elsewhere",
+    )
+
+
+class LoadParams(TabParams, InlineSnapshot):
+    pass
+
+
+class OpenParams(Params, InlineSnapshot):
     url: str = positional("URL to open")
     profile: str | None = Field(
         None, description="open the session on this persistent profile (`profile create`)"
     )
     block_private: bool = Field(
-        False, description="a session this starts may not load private or loopback addresses"
+        False, description="a new session: never loads private or loopback addresses"
     )
     allow_hosts: str | None = Field(
-        None, description="a session this starts loads only these hosts (comma-separated)"
+        None, description="a new session: loads only these hosts (comma-separated)"
     )
     block_hosts: str | None = Field(
-        None, description="a session this starts never loads these hosts (comma-separated)"
+        None, description="a new session: never loads these hosts (comma-separated)"
     )
     browser: str | None = Field(
         None,
-        description="where a session this starts runs: local, auto, a browser_endpoints "
-        "name, or an endpoint URL (http://HOST:PORT DevTools, ws://HOST:PORT/ Playwright server)",
+        description="where a new session runs: local, auto, a browser_endpoints name, or an "
+        "endpoint URL (http://HOST:PORT DevTools, ws://HOST:PORT/ Playwright server)",
     )
     cdp: str | None = Field(
         None,
-        description="a session this starts runs on the Chromium with this DevTools endpoint "
-        "(a port of this machine, HOST:PORT or a URL)",
+        description="a new session runs on the Chromium at this DevTools endpoint (a local "
+        "port, HOST:PORT or a URL)",
     )
     device: str | None = Field(
-        None, description="a session this starts emulates this device: 'iPhone 13', 'Pixel 7'..."
+        None, description="a new session emulates this device: 'iPhone 13', 'Pixel 7'..."
     )
-    user_agent: str | None = Field(None, description="a session this starts sends this user agent")
-    locale: str | None = Field(None, description="a session this starts has this locale (fr-FR)")
-    timezone: str | None = Field(
-        None, description="a session this starts is in this IANA timezone (Europe/Paris)"
-    )
+    user_agent: str | None = Field(None, description="a new session's user agent")
+    locale: str | None = Field(None, description="a new session's locale (fr-FR)")
+    timezone: str | None = Field(None, description="a new session's IANA timezone (Europe/Paris)")
     geolocation: str | None = Field(
-        None, description="a session this starts is at LAT,LON[,ACCURACY] (permission granted)"
+        None, description="a new session is at LAT,LON[,ACCURACY] (permission granted)"
     )
     color_scheme: Literal["light", "dark", "no-preference"] | None = Field(
-        None, description="a session this starts prefers this colour scheme"
+        None, description="a new session's colour scheme"
     )
 
     def place(self) -> str | None:
@@ -154,10 +167,10 @@ async def open_(call: Call, params: OpenParams) -> NavigationResult:
     blank = [t for t in session.tabs.values() if t.page.url == "about:blank"]
     tab = blank[0] if len(session.tabs) == 1 and blank else await open_tab(call, session)
     call.tab_id = session.tab(tab.id).id
-    return await goto(call, tab, url)
+    return await with_snapshot(call, params, await goto(call, tab, url))
 
 
-class NavigateParams(TabParams):
+class NavigateParams(LoadParams):
     url: str = positional("URL to load in the tab")
 
 
@@ -169,7 +182,7 @@ async def navigate(call: Call, params: NavigateParams) -> NavigationResult:
     await refuse_blocked(call, url)
     if params.tab is None and not session.has_tabs():
         await open_tab(call, session)
-    return await goto(call, await call.tab(params.tab), url)
+    return await with_snapshot(call, params, await goto(call, await call.tab(params.tab), url))
 
 
 async def _complete(tab: Tab) -> bool:
@@ -192,23 +205,38 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
 
 
 @command("back", timeout="long", changes_page=True)
-async def back(call: Call, params: TabParams) -> NavigationResult:
+async def back(call: Call, params: LoadParams) -> NavigationResult:
     """Go back one page in the tab's history (navigated=false when there is none)."""
-    return await history_step(call, await call.tab(params.tab), "back")
+    done = await history_step(call, await call.tab(params.tab), "back")
+    return await with_snapshot(call, params, done)
 
 
 @command("forward", timeout="long", changes_page=True)
-async def forward(call: Call, params: TabParams) -> NavigationResult:
+async def forward(call: Call, params: LoadParams) -> NavigationResult:
     """Go forward one page in the tab's history (navigated=false when there is none)."""
-    return await history_step(call, await call.tab(params.tab), "forward")
+    done = await history_step(call, await call.tab(params.tab), "forward")
+    return await with_snapshot(call, params, done)
 
 
 @command("reload", timeout="long")
-async def reload(call: Call, params: TabParams) -> NavigationResult:
+async def reload(call: Call, params: LoadParams) -> NavigationResult:
     """Reload the tab's page."""
     tab = await call.tab(params.tab)
     response = await tab.page.reload(wait_until="load", timeout=call.remaining_ms())
-    return await navigation_result(tab, response)
+    return await with_snapshot(call, params, await navigation_result(tab, response))
+
+
+async def with_snapshot(
+    call: Call, params: InlineSnapshot, done: NavigationResult
+) -> NavigationResult:
+    """The result, with the page's interactive view when `snapshot` asks for it: read as
+    `snapshot --interactive` reads it (its refs, its baseline for diffs, its parts)."""
+    if not params.snapshot:
+        return done
+    view = await snapshot(
+        call, SnapshotParams(session=call.session_name, tab=done.tab, interactive=True)
+    )
+    return done.model_copy(update={"snapshot": view.snapshot, "title": view.title})
 
 
 class PolicyResult(Result):

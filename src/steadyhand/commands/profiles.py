@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, file_path, positional
+from steadyhand.config import write_private
 from steadyhand.engine.profiles import ProfileInfo
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -119,14 +119,6 @@ async def profile_import(call: Call, params: ImportParams) -> Imported:
     state = read_state(path)
     await call.engine.import_profile(params.name, state)
     return Imported(name=params.name, cookies=len(state["cookies"]), origins=len(state["origins"]))
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write a file only its owner can read (it holds cookies)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
 
 
 def read_state(path: Path) -> dict[str, Any]:

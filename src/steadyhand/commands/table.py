@@ -185,6 +185,7 @@ def command(
 
 
 def tool_name(command: str) -> str:
-    """`tab.new` -> `tab_new`: a command's name as an LLM tool and a Python client method
-    (providers allow [A-Za-z0-9_-] in tool names)."""
-    return command.replace(".", "_")
+    """`tab.new` -> `tab_new`, `select-text` -> `select_text`: a command's name as an LLM
+    or MCP tool and a Python client method (one style: hosts prefix a server's tools, as
+    `steadyhand__select_text`, and a hyphen among underscores reads as a typo)."""
+    return command.replace(".", "_").replace("-", "_")

@@ -23,7 +23,7 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.config import Settings
+from steadyhand.config import Settings, check_session_name
 from steadyhand.engine.checkpoint import capture, restore_tabs, seed_profile, storage_state
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.engine.emulation import (
@@ -48,7 +48,7 @@ from steadyhand.engine.health import HealthMonitor
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import named_as_artifacts, named_in
-from steadyhand.engine.pool import Pool, check_session_name
+from steadyhand.engine.pool import Pool
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.remote import RemoteBrowsers
 from steadyhand.engine.session import Session
@@ -495,10 +495,12 @@ class Engine:
         if live is None and not create:
             known = ", ".join(s.name for s in self.pool.sessions()) or "none"
             check_session_name(name)
+            mine = " (an MCP connection's own: closed when its connection ended)"
             raise SteadyhandError(
                 ErrorCode.UNKNOWN_SESSION,
-                f"no session named {name!r}",
-                f"live sessions: {known}; `open URL --session {name}` starts it",
+                f"no session named {name!r}" + (mine if name.startswith("mcp-") else ""),
+                f"live sessions: {known}; `open` with session {name!r} starts it (CLI: "
+                f"`open URL --session {name}`)",
             )
         state = ({"nav": rules} if rules else {}) | ({"browser": browser} if browser else {})
         state |= {"emulation": emulation} if emulation else {}
@@ -629,10 +631,13 @@ class Engine:
         await asyncio.to_thread(self.store.set_session_status, name, "suspended")
         return saved
 
-    async def close_session(self, name: str) -> None:
-        """Close a session for good: tabs, cookies, storage and its checkpoints are gone."""
+    async def close_session(self, name: str) -> bool:
+        """Close a session for good: tabs, cookies, storage and its checkpoints are gone.
+        False when it was closed already (a second `close` is done, not an error)."""
         live = self.pool.get(name)
         if live is None and name not in self._suspended and name not in self._lost:
+            if (await asyncio.to_thread(self.store.sessions)).get(name) == "closed":
+                return False
             await self.session(name)  # unknown_session
         if live is not None:
             await self._release(live)
@@ -640,6 +645,7 @@ class Engine:
         self._lost.pop(name, None)
         await asyncio.to_thread(self.store.forget_checkpoints, name)
         await asyncio.to_thread(self.store.set_session_status, name, "closed")
+        return True
 
     async def release(self, name: str) -> None:
         """Close a live session here without touching its records (another daemon took it

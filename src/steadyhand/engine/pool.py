@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from steadyhand.config import check_session_name
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 log = logging.getLogger("steadyhand.pool")
 
-SESSION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # Makes the session `name` (on `profile`, from a checkpoint's state) and returns it.
 Opener = Callable[[str, str | None, dict[str, Any] | None], Awaitable[Session]]
@@ -33,15 +32,6 @@ class PoolStatus:
     waiting: int
     cap: int
     wait_ms: int
-
-
-def check_session_name(name: str) -> None:
-    if not SESSION_NAME.match(name):
-        raise SteadyhandError(
-            ErrorCode.BAD_REQUEST,
-            f"invalid session name {name!r}",
-            "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
-        )
 
 
 class Pool:

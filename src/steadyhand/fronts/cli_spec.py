@@ -68,7 +68,8 @@ def field_spec(name: str, field: FieldInfo) -> dict[str, Any]:
         "file_path": bool(extra.get("file_path")),
         **({"session_alias": True} if extra.get("session_alias") else {}),
         "sensitive": bool(extra.get("sensitive")),
-        "help": field.description or "",
+        # `cli`: what only the command line takes (stdin, `-`), left out of JSON schemas.
+        "help": " ".join(filter(None, [field.description, str(extra.get("cli") or "")])),
         "optional": optional,
     }
 

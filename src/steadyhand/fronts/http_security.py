@@ -127,6 +127,9 @@ def network_options(parser: argparse.ArgumentParser, when: str = "") -> None:
     )
 
 
+WELL_KNOWN = "/.well-known/"  # discovery documents (OAuth, ...): none here
+
+
 class Guard:
     """ASGI middleware: token, CSRF/Origin and Host checks, body cap; then the app."""
 
@@ -181,6 +184,16 @@ class Guard:
                 "forbidden",
                 f"Host {host!r} is not this server's address",
                 "call the API at the address it listens on (DNS-rebinding guard)",
+            )
+        if path.startswith(WELL_KNOWN):
+            # Not 401: an MCP client takes a 401 here as "OAuth needed" and goes looking
+            # for an authorization server, hiding the hint that a bearer token is all.
+            return (
+                404,
+                "not_found",
+                f"{path} is not served: this server has no OAuth metadata",
+                "it takes a bearer token, not OAuth: `Authorization: Bearer <token>`, the "
+                "token from http.token in the state dir",
             )
         given = headers.get("authorization", "")
         scheme, _, credential = given.partition(" ")

@@ -21,17 +21,16 @@ import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from steadyhand import __version__
 from steadyhand.caps import CAPS_HELP, caps_text, select_caps
-from steadyhand.config import Settings
+from steadyhand.config import Settings, check_session_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.http_security import network_options
 
 if TYPE_CHECKING:
-    from collections.abc import Set
-
     from mcp import types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
@@ -58,13 +57,37 @@ INSTRUCTIONS = (
     "Drive a real Chromium browser. Loop: `snapshot` returns the page as an accessibility "
     "tree where each element you can act on has a ref like e12; act on refs with click, "
     "type, fill, select... Act results include `changes`, so a new snapshot is rarely "
-    "needed; on stale_ref, snapshot again. Errors say `error [code]: message` and a hint. "
-    "Without `session`, calls act in a session of this connection's own."
+    "needed; refs stay valid while their element lives: on stale_ref, snapshot again. A "
+    "cut snapshot says where the rest starts (offset). Errors say `error [code]: message` "
+    "and a hint.\n"
+    "Options many tools take: `session`: without it, calls act in a session of this "
+    "connection's own (mcp-<hex>, closed when the connection ends); name one to keep it or "
+    "share it. `tab`: a tab id (default: the last used). `timeout`: e.g. 5s, 800ms, short, "
+    "medium, long. `ref`: an element's ref from a snapshot (e12), or a locator: "
+    'role=button[name="Save"], text=..., label=..., css=... On actions: `expect_url`, '
+    "`expect_text`, `expect_ref_gone` (checked after acting; the action fails if not so), "
+    "`changes` (false: do not report what changed), `watchdog` (false: do not dismiss known "
+    "banners first). Page loads (open, navigate, back, forward, reload) return the page's "
+    "interactive view; `snapshot`: false leaves it out."
 )
 
 
-def build_server(backend: Backend, owner: Owner, settings: Settings, caps: Set[str]) -> Server[Any]:
-    """The MCP server: tools from the table (of the capability groups `caps`), each call
+@dataclass(frozen=True)
+class Offer:
+    """What one `steadyhand mcp` serves, as its command line says."""
+
+    caps: frozenset[str]  # capability groups of tools (caps.py)
+    local: bool = False  # an engine in this process, not the daemon
+    output_schemas: bool = False  # each tool with its result's schema
+    session: str | None = None  # where calls naming no session act (None: their connection's own)
+
+    def variant(self) -> str:
+        """What the tool list depends on (the stdio reply cache's key)."""
+        return caps_text(self.caps) + ("+output-schemas" if self.output_schemas else "")
+
+
+def build_server(backend: Backend, owner: Owner, settings: Settings, offer: Offer) -> Server[Any]:
+    """The MCP server: tools from the table (of the capability groups offered), each call
     run on `backend`; a call to a tool of another group is refused."""
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -75,7 +98,8 @@ def build_server(backend: Backend, owner: Owner, settings: Settings, caps: Set[s
     from steadyhand.fronts.tools import to_command
 
     client = Client(backend)
-    listed = types.ListToolsResult(tools=tools(caps))
+    caps = offer.caps
+    listed = types.ListToolsResult(tools=tools(caps, offer.output_schemas))
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -116,19 +140,19 @@ def build_server(backend: Backend, owner: Owner, settings: Settings, caps: Set[s
 class Front:
     """What one `steadyhand mcp` process serves with: where calls run, the sessions it owns."""
 
-    def __init__(self, settings: Settings, local: bool, per_process: bool, caps: Set[str]) -> None:
+    def __init__(self, settings: Settings, offer: Offer, per_process: bool) -> None:
         from steadyhand.client import DaemonBackend, LocalBackend
         from steadyhand.fronts.mcp_sessions import Owner
 
-        if local:
+        if offer.local:
             self.backend: Backend = LocalBackend(settings)
             self.closer: Backend = self.backend
         else:
             self.backend = DaemonBackend(settings)
             # Closing a session of a daemon that is gone is done already: never start one.
             self.closer = DaemonBackend(settings, autostart=False)
-        self.owner = Owner(self.closer, per_process)
-        self.server = build_server(self.backend, self.owner, settings, caps)
+        self.owner = Owner(self.closer, per_process, offer.session)
+        self.server = build_server(self.backend, self.owner, settings, offer)
 
     async def aclose(self) -> None:
         await self.owner.aclose()
@@ -136,26 +160,24 @@ class Front:
         await self.closer.aclose()
 
 
-def serve_stdio(settings: Settings, local: bool, caps: Set[str]) -> None:
+def serve_stdio(settings: Settings, offer: Offer) -> None:
     """Serve stdio: the handshake and tool list answered at once when a server of this
     build (and these capability groups) answered them before (mcp_stdio), the rest by the
     SDK once it has loaded."""
     from steadyhand.fronts import mcp_stdio
 
-    start = mcp_stdio.QuickStart(settings, SERVER_MODULES, variant=caps_text(caps))
+    start = mcp_stdio.QuickStart(settings, SERVER_MODULES, variant=offer.variant())
     replay = start.answer_until_handover()
     if replay is None:
         return  # the client left before the SDK was needed
     start.wait_loaded()
-    asyncio.run(serve_sdk_stdio(settings, local, caps, start.lines(replay), start.wire()))
+    asyncio.run(serve_sdk_stdio(settings, offer, start.lines(replay), start.wire()))
 
 
-async def serve_sdk_stdio(
-    settings: Settings, local: bool, caps: Set[str], lines: Lines, wire: Wire
-) -> None:
+async def serve_sdk_stdio(settings: Settings, offer: Offer, lines: Lines, wire: Wire) -> None:
     from mcp.server.stdio import stdio_server
 
-    front = Front(settings, local, per_process=True, caps=caps)
+    front = Front(settings, offer, per_process=True)
     server = front.server
 
     async def terminate(signum: int) -> None:
@@ -182,7 +204,7 @@ async def serve_sdk_stdio(
 
 
 async def serve_http(
-    settings: Settings, host: str, port: int, allow_remote: bool, local: bool, *, caps: Set[str]
+    settings: Settings, host: str, port: int, allow_remote: bool, offer: Offer
 ) -> None:
     import uvicorn
 
@@ -193,10 +215,14 @@ async def serve_http(
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
     sock = listen(host, port)
-    front = Front(settings, local, per_process=False, caps=caps)
+    front = Front(settings, offer, per_process=False)
     prefer_handshake(front.server)
+    idle_s = settings.mcp_idle_s
     app = front.server.streamable_http_app(
-        streamable_http_path=MCP_PATH, host=host, max_request_body_size=settings.http_max_body_bytes
+        streamable_http_path=MCP_PATH,
+        host=host,
+        max_request_body_size=settings.http_max_body_bytes,
+        session_idle_timeout=idle_s if idle_s > 0 else None,
     )
     sessions_lifespan = app.router.lifespan_context
 
@@ -214,9 +240,10 @@ async def serve_http(
     # As the HTTP API: a remote bind also answers to the machine's name.
     allowed = frozenset({host, socket.gethostname()}) if allow_remote else frozenset()
     guarded = Guard(app, token, settings.http_max_body_bytes, allowed_hosts=allowed)
+    idle = f"after {idle_s:g} s idle (mcp_idle_s)" if idle_s > 0 else "never (mcp_idle_s 0)"
     print(
         f"steadyhand MCP (streamable HTTP) on {url_of(sock)}{MCP_PATH} "
-        f"(token: {settings.http_token_path})",
+        f"(token: {settings.http_token_path}); an MCP session ends {idle}",
         flush=True,
     )
     config = uvicorn.Config(
@@ -242,6 +269,18 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     network_options(out, when="--http")
     out.add_argument("--caps", metavar="GROUP,...", help=CAPS_HELP)
+    out.add_argument(
+        "--session",
+        metavar="NAME",
+        help="calls that name no session act in NAME, kept when the connection ends (for "
+        "clients that start a server per call); default: a session of each connection's own",
+    )
+    out.add_argument(
+        "--output-schemas",
+        action="store_true",
+        help="list each tool with its result's schema (for clients that check results; "
+        "more for an agent to read each turn)",
+    )
     out.add_argument("-v", "--verbose", action="store_true", help="log more (to stderr)")
     return out
 
@@ -256,14 +295,17 @@ def main(argv: list[str]) -> int:
     try:
         caps = select_caps(args.caps)
         log.info("offering the tools of: %s", caps_text(caps))
+        if args.session is not None:
+            check_session_name(args.session)
+        offer = Offer(caps, args.local, args.output_schemas, args.session)
         settings = Settings.load()
         if args.http:
             host = args.host or settings.http_host
             port = settings.http_port if args.port is None else args.port
             allow_remote = args.allow_remote or settings.http_allow_remote
-            asyncio.run(serve_http(settings, host, port, allow_remote, args.local, caps=caps))
+            asyncio.run(serve_http(settings, host, port, allow_remote, offer))
         else:
-            serve_stdio(settings, args.local, caps)
+            serve_stdio(settings, offer)
     except SteadyhandError as exc:
         from steadyhand.fronts.agent_text import error_text
 

@@ -5,6 +5,8 @@ named `mcp-<8 random hex>`: made on first use, closed when the connection ends (
 tabs, cookies and storage go with it; a client that wants to keep them names a session).
 
 - stdio: the connection is the process, so one name for the process, closed on exit.
+  A client that starts a server per call (a one-shot CLI) passes `session`, or starts
+  the server with `--session NAME`: calls naming none act there, and it stays open.
 - streamable HTTP: one name per MCP session (`Mcp-Session-Id`), closed when that session
   ends (the client's DELETE, the idle timeout, or the server's shutdown).
 - stateless HTTP (protocol 2026-07-28 over HTTP has no session id): nothing tells two
@@ -41,14 +43,17 @@ def new_name() -> str:
 class Owner:
     """Hands out the session a call acts in when it names none, and closes them at the end."""
 
-    def __init__(self, closer: Backend, per_process: bool) -> None:
+    def __init__(self, closer: Backend, per_process: bool, named: str | None = None) -> None:
         # `closer` must not start a daemon: closing a session of a daemon that is gone
         # is done already.
         self.closer = closer
         self.per_process = per_process
+        self.named = named  # `mcp --session NAME`: every connection's, never closed here
         self._process_name: str | None = None
 
     def session_for(self, ctx: ServerRequestContext[Any, Any]) -> str:
+        if self.named is not None:
+            return self.named
         if self.per_process:
             if self._process_name is None:
                 self._process_name = new_name()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from steadyhand import __version__
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import Settings, ensure_private_dir, write_private
 from steadyhand.errors import SteadyhandError
 
 log = logging.getLogger("steadyhand.mcp")
@@ -110,10 +110,8 @@ class ReplyCache:
             del self.replies[next(iter(self.replies))]
         if self.path is None:
             return
-        temporary = self.path.with_name(f".{CACHE_NAME}.{os.getpid()}")
         try:
-            temporary.write_text(json.dumps({"build": self.build, "replies": self.replies}))
-            temporary.replace(self.path)
+            write_private(self.path, json.dumps({"build": self.build, "replies": self.replies}))
         except OSError as exc:
             log.warning("could not save %s: %s", self.path, exc)
 

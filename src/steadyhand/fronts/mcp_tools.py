@@ -25,6 +25,8 @@ from mcp.server.context import ServerRequestContext
 
 from steadyhand.caps import ALL
 from steadyhand.commands import Command
+from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams
+from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts.agent_text import error_text, result_text
@@ -34,49 +36,119 @@ from steadyhand.fronts.tools import agent_commands
 
 log = logging.getLogger("steadyhand.mcp")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-SESSION_DOC = (
-    "session to act in. Default: this MCP connection's own session (mcp-<hex>), made on "
-    "first use and closed when the connection ends, so parallel agents never share a tab "
-    "by accident. Name one to share it with other clients or to keep it afterwards."
-)
-# Added to a command's doc where a model needs to know more than the one line.
-MORE_DOC = {
-    "snapshot": "Pass a ref (e.g. e12) to click, type, fill, select...; refs stay valid while "
-    "their element lives: on a stale_ref error, snapshot again. A cut snapshot says where "
-    "the rest starts: call again with offset=next_offset.",
+# Options most tools take, explained once in the server's instructions (mcp.INSTRUCTIONS)
+# rather than in each of the tools that take them: a host sends the whole list every turn.
+SHARED = frozenset(ActParams.model_fields) | frozenset(InlineSnapshot.model_fields)
+# What a client assumes of a tool that says nothing (the MCP spec's defaults): only the
+# hints that differ are sent.
+HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "open_world_hint": True}
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "set instead of the result when the call failed (isError)",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "hint": {"type": "string"},
+        "data": {"type": "object"},
+    },
+    "required": ["code", "message", "hint"],
 }
 
 
-def tools(caps: Set[str] | None = None) -> list[types.Tool]:
-    """Every command offered to agents (of these capability groups), as an MCP tool."""
-    return [tool(command) for command in agent_commands(ALL if caps is None else caps)]
+def tools(caps: Set[str] | None = None, output_schemas: bool = False) -> list[types.Tool]:
+    """Every command offered to agents (of these capability groups), as an MCP tool;
+    `output_schemas`: with each result's schema (for clients that check results)."""
+    offered = agent_commands(ALL if caps is None else caps)
+    return [tool(command, output_schemas) for command in offered]
 
 
-def tool(command: Command) -> types.Tool:
+def tool(command: Command, output_schema: bool = False) -> types.Tool:
     schema = params_schema(command)
-    schema["properties"]["session"] = {"type": "string", "description": SESSION_DOC}
-    more = MORE_DOC.get(command.name)
+    schema["properties"]["session"] = {"type": "string"}
+    for name in SHARED & schema["properties"].keys():
+        schema["properties"][name] = {"type": schema["properties"][name]["type"]}
+    target = schema["properties"].get("ref")
+    if target is not None and target.get("description") == TARGET_HELP:
+        del target["description"]  # the instructions say what a target is, once
     return types.Tool(
         name=tool_name(command.name),
-        description=command.doc + (f"\n{more}" if more else ""),
+        description=command.doc,
         input_schema=schema,
-        output_schema=result_schema(command),
+        output_schema=portable_result_schema(command) if output_schema else None,
         annotations=hints(command),
     )
 
 
-def hints(command: Command) -> types.ToolAnnotations:
-    """Hints for clients that ask before running a tool, derived per command."""
+def portable_result_schema(command: Command) -> dict[str, Any]:
+    """The result's schema as strict clients check it: a field that may be null is one
+    that may be absent (`structured` leaves nulls out: no `type` lists), a field of any
+    JSON is left to `additionalProperties`, and a failed call's `{"error": ...}` fits too
+    (which is why no field is required at the top)."""
+    schema: dict[str, Any] = nulls_absent(result_schema(command))
+    schema.pop("required", None)
+    schema["properties"] = {
+        name: field for name, field in schema["properties"].items() if typed(field)
+    }
+    schema["properties"]["error"] = ERROR_SCHEMA
+    return schema
+
+
+def nulls_absent(node: Any) -> Any:
+    """`type: [X, "null"]` as X, and such a field no longer required (left out instead)."""
+    if isinstance(node, list):
+        return [nulls_absent(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "enum":
+            out[key] = [item for item in value if item is not None]
+        else:
+            out[key] = value if key in ("const", "default") else nulls_absent(value)
+    if isinstance(out.get("type"), list):
+        kinds = [kind for kind in out["type"] if kind != "null"]
+        out["type"] = kinds[0] if len(kinds) == 1 else kinds
+    properties = node.get("properties")
+    if isinstance(properties, dict) and "required" in out:
+        out["required"] = [n for n in out["required"] if not nullable(properties.get(n, {}))]
+        if not out["required"]:
+            del out["required"]
+    return out
+
+
+def nullable(field: dict[str, Any]) -> bool:
+    kind = field.get("type")
+    return (isinstance(kind, list) and "null" in kind) or None in field.get("enum", [0])
+
+
+def typed(field: dict[str, Any]) -> bool:
+    return any(key in field for key in ("type", "enum", "const"))
+
+
+def structured(data: Any) -> Any:
+    """A result as structured content: its nulls left out (see portable_result_schema)."""
+    if isinstance(data, dict):
+        return {k: structured(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [structured(item) for item in data]
+    return data
+
+
+def hints(command: Command) -> types.ToolAnnotations | None:
+    """Hints for clients that ask before running a tool, derived per command; those that
+    differ from the spec's defaults."""
     read_only = command.reads_only
-    return types.ToolAnnotations(
-        read_only_hint=read_only,
+    derived = {
+        "read_only_hint": read_only,
         # Every command that acts on a page may destroy too (a click can delete, send or
         # buy); the rest change the page or the browser without destroying.
-        destructive_hint=None if read_only else command.acts or command.destructive,
+        "destructive_hint": None if read_only else command.acts or command.destructive,
         # Pages are the open web; profiles, sessions and the daemon are this machine's. A
         # batch's steps may be any of them.
-        open_world_hint=command.touches_page or command.creates_session or command.runs_steps,
-    )
+        "open_world_hint": command.touches_page or command.creates_session or command.runs_steps,
+    }
+    given = {k: v for k, v in derived.items() if v is not None and v != HINT_DEFAULTS[k]}
+    return types.ToolAnnotations(**given) if given else None
 
 
 async def tool_result(data: Any, command: str | None = None) -> types.CallToolResult:
@@ -90,8 +162,8 @@ async def tool_result(data: Any, command: str | None = None) -> types.CallToolRe
                 type="image", data=base64.b64encode(image).decode("ascii"), mime_type="image/png"
             )
         )
-    structured = data if isinstance(data, dict) else {"result": data}
-    return types.CallToolResult(content=content, structured_content=structured)
+    content_data = structured(data if isinstance(data, dict) else {"result": data})
+    return types.CallToolResult(content=content, structured_content=content_data)
 
 
 def error_result(error: SteadyhandError) -> types.CallToolResult:

@@ -83,6 +83,10 @@ def _text_block(result: dict[str, Any], clock: float) -> str | None:
             notes = notes_of(result, clock)
             if "url" in result:  # a page's text; other texts (a timeline) stand alone
                 notes.insert(0, _page_header(result))
+            if result.get("navigated") is False:  # a page load's, with the page inline
+                notes.append("navigated: false")
+            if isinstance(result.get("status"), int) and result["status"] != 200:
+                notes.append(f"status: {result['status']}")
             return "\n".join([*notes, result[block]])
     return None
 

@@ -18,7 +18,7 @@ from steadyhand.commands import COMMANDS, Command
 
 # Not offered to agents (MCP tools, LLM tool schemas): the table's `for_agents=False`.
 AGENT_HIDDEN = frozenset(name for name, c in COMMANDS.items() if not c.for_agents)
-OUR_MARKERS = ("positional", "sensitive", "file_path", "flag", "short", "title")
+OUR_MARKERS = ("positional", "sensitive", "file_path", "flag", "short", "title", "cli")
 COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from steadyhand.caps import ALL, CAPS_HELP, caps_text, select_caps
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.batch import BATCH, step_command
+from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.agent_text import error_text, result_text
@@ -295,7 +296,8 @@ def to_command(
                 "one of: " + ", ".join(sorted(c.name for c in offered if c.acts == acts)),
             )
     else:
-        by_tool = {tool_name(c.name): c.name for c in agent_commands()}
+        # A command's own name too (`select-text`, as the tool was named before).
+        by_tool = {n: c.name for c in agent_commands() for n in (tool_name(c.name), c.name)}
         if name not in by_tool:
             raise SteadyhandError(
                 ErrorCode.UNKNOWN_COMMAND,
@@ -307,6 +309,8 @@ def to_command(
         raise not_offered(command, name, caps)
     if caps is not None and command == BATCH:
         _steps_offered(args.get("steps"), caps)
+    if issubclass(COMMANDS[command].params, InlineSnapshot) and args.get("snapshot") is None:
+        args["snapshot"] = True  # a page load hands back its page: one round trip, not two
     return command, _maps_from_strings(COMMANDS[command], args)
 
 
