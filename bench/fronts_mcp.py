@@ -7,7 +7,8 @@ in one run so machine noise hits them alike:
 both against one daemon, each in a session of its own; plus, for reference, an MCP `ping`
 (the SDK's stdio round trip alone, no daemon) and how long an MCP client takes to start the
 server and list its tools. Prints medians, p95 and
-ratios; asserts nothing about time.
+ratios; asserts nothing about time. Then the tool list's size beside Playwright MCP's and
+Chrome DevTools MCP's (mcp_lists.py).
 
     .venv/bin/python bench/fronts_mcp.py [-n 30]
 """
@@ -30,6 +31,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
+import mcp_lists
 from cli_latency import FIXTURES, timed  # this folder's: run as `python bench/fronts_mcp.py`
 from steadyhand import rpc_client
 from steadyhand.client import DaemonBackend
@@ -138,6 +140,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=30, help="samples per measurement (>= 20)")
     n = max(20, parser.parse_args().n)
     report(asyncio.run(measure(n)), n)
+    print()
+    mcp_lists.main()  # what the tool list costs an agent each turn, beside its peers
 
 
 if __name__ == "__main__":

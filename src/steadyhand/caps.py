@@ -28,7 +28,7 @@ CAPS: dict[str, str] = {
     "evaluate, secrets, close, batch",
     "tabs": "tabs, tab.new, tab.focus, tab.close",
     "files": "upload, download, pdf",
-    "observe": "console, network, trace (and trace.start/stop), report, metrics, policy, "
+    "observe": "console, network, har, trace (and trace.start/stop), report, metrics, policy, "
     "record.start/stop",
     "storage": "cookies.*, storage.* (localStorage, sessionStorage), profile.*",
     "network": "route, unroute, routes, offline: mock or block requests, go offline",

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from steadyhand.commands.extension import Detached, ExtensionStatus, Paired
     from steadyhand.commands.extract import ExtractResult
     from steadyhand.commands.handover import HandbackResult, TakeoverResult
+    from steadyhand.commands.har import HarResult
     from steadyhand.commands.lifecycle import (
         Closed,
         DaemonStatus,
@@ -642,6 +643,17 @@ class AsyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
+        async def har(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            filter: str | None = ...,
+        ) -> HarResult:
+            """Write the tab's network log as a HAR 1.2 file (credentials redacted)."""
+
         async def daemon_status(
             self,
             *,
@@ -691,40 +703,6 @@ class AsyncCommands:
             name: str | None = ...,
         ) -> Restored:
             """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
-
-        async def snapshot(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            interactive: bool = ...,
-            compact: bool = ...,
-            depth: int | None = ...,
-            selector: str | None = ...,
-            ref: str | None = ...,
-            frame: str | None = ...,
-            max_chars: int | None = ...,
-            offset: int = ...,
-            urls: bool = ...,
-            cells: bool = ...,
-            diff: bool = ...,
-        ) -> SnapshotResult:
-            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
-
-        async def find(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            text: str | None = ...,
-            role: str | None = ...,
-            name: str | None = ...,
-            exact: bool = ...,
-            limit: int = ...,
-        ) -> FindResult:
-            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         async def open(
             self,
@@ -1047,6 +1025,40 @@ class AsyncCommands:
             timeout: str | None = ...,
         ) -> SecretsResult:
             """List the secrets the daemon types by name: names, sources and domains, never values."""
+
+        async def snapshot(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            interactive: bool = ...,
+            compact: bool = ...,
+            depth: int | None = ...,
+            selector: str | None = ...,
+            ref: str | None = ...,
+            frame: str | None = ...,
+            max_chars: int | None = ...,
+            offset: int = ...,
+            urls: bool = ...,
+            cells: bool = ...,
+            diff: bool = ...,
+        ) -> SnapshotResult:
+            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
+
+        async def find(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            text: str | None = ...,
+            role: str | None = ...,
+            name: str | None = ...,
+            exact: bool = ...,
+            limit: int = ...,
+        ) -> FindResult:
+            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         async def cookies_get(
             self,
@@ -1727,6 +1739,17 @@ class SyncCommands:
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
 
+        def har(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            path: str | os.PathLike[str] | None = ...,
+            filter: str | None = ...,
+        ) -> HarResult:
+            """Write the tab's network log as a HAR 1.2 file (credentials redacted)."""
+
         def daemon_status(
             self,
             *,
@@ -1768,40 +1791,6 @@ class SyncCommands:
             name: str | None = ...,
         ) -> Restored:
             """Recreate a suspended session from its last checkpoint: tabs, cookies, storage."""
-
-        def snapshot(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            interactive: bool = ...,
-            compact: bool = ...,
-            depth: int | None = ...,
-            selector: str | None = ...,
-            ref: str | None = ...,
-            frame: str | None = ...,
-            max_chars: int | None = ...,
-            offset: int = ...,
-            urls: bool = ...,
-            cells: bool = ...,
-            diff: bool = ...,
-        ) -> SnapshotResult:
-            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
-
-        def find(
-            self,
-            *,
-            session: str = ...,
-            timeout: str | None = ...,
-            tab: str | None = ...,
-            text: str | None = ...,
-            role: str | None = ...,
-            name: str | None = ...,
-            exact: bool = ...,
-            limit: int = ...,
-        ) -> FindResult:
-            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         def open(
             self,
@@ -2124,6 +2113,40 @@ class SyncCommands:
             timeout: str | None = ...,
         ) -> SecretsResult:
             """List the secrets the daemon types by name: names, sources and domains, never values."""
+
+        def snapshot(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            interactive: bool = ...,
+            compact: bool = ...,
+            depth: int | None = ...,
+            selector: str | None = ...,
+            ref: str | None = ...,
+            frame: str | None = ...,
+            max_chars: int | None = ...,
+            offset: int = ...,
+            urls: bool = ...,
+            cells: bool = ...,
+            diff: bool = ...,
+        ) -> SnapshotResult:
+            """The tab's accessibility tree as text; act on elements by their [ref=eN]."""
+
+        def find(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            tab: str | None = ...,
+            text: str | None = ...,
+            role: str | None = ...,
+            name: str | None = ...,
+            exact: bool = ...,
+            limit: int = ...,
+        ) -> FindResult:
+            """Find elements by text, role or name: their refs and context, without a snapshot."""
 
         def cookies_get(
             self,

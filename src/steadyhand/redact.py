@@ -84,3 +84,17 @@ def _redact_pairs(text: str) -> str:
         key, eq, value = pair.partition("=")
         pairs.append(key + eq + REDACTED if eq and value and SECRET_URL_KEY.search(key) else pair)
     return "&".join(pairs)
+
+
+# Headers that carry credentials by what they are, whatever their value looks like.
+SECRET_HEADERS = frozenset(
+    {"cookie", "set-cookie", "authorization", "proxy-authorization", "x-csrf-token", "x-xsrf-token"}
+)
+
+
+def redact_headers(headers: dict[str, str]) -> list[tuple[str, str]]:
+    """A request's or response's headers, credentials and secret-looking ones redacted."""
+    return [
+        (name, REDACTED if name.lower() in SECRET_HEADERS or SECRET_URL_KEY.search(name) else value)
+        for name, value in headers.items()
+    ]

@@ -136,7 +136,9 @@ def test_mcp_sends_the_notice_as_progress_or_as_a_log_message(gated: Daemon) -> 
     async def scenario() -> tuple[types.CallToolResult, str, types.CallToolResult, str]:
         came.append(asyncio.Queue())
         server = StdioServerParameters(
-            command=sys.executable, args=["-m", "steadyhand", "mcp"], env=gated.env
+            command=sys.executable,
+            args=["-m", "steadyhand", "mcp", "--caps", "approvals"],
+            env=gated.env,
         )
         async with (
             stdio_client(server) as (read, write),

@@ -215,7 +215,7 @@ def test_each_client_gets_its_own_session(daemon: Daemon, site: str) -> None:
     both_open = asyncio.Barrier(2)
 
     async def agent(page: str, keep: str | None = None) -> Any:
-        async with stdio_mcp(daemon.env) as session:
+        async with stdio_mcp(daemon.env, "--caps", "tabs") as session:
             await call(session, "open", url=f"{site}/{page}")
             if keep:
                 await call(session, "open", url=f"{site}/{page}", session=keep)
@@ -247,7 +247,7 @@ def test_local_engine_without_daemon(fresh_daemon: Daemon, site: str) -> None:
 def test_stdout_is_protocol_only_and_a_signal_closes_the_session(daemon: Daemon, site: str) -> None:
     """Verbose logs go to stderr; SIGTERM (stdin still open) closes the connection's session."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "steadyhand", "mcp", "--verbose"],
+        [sys.executable, "-m", "steadyhand", "mcp", "--verbose", "--caps", "sessions"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -330,7 +330,7 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
     """401 without the token; with it, clients each get a session of their own (closed when
     they leave), two at once or in the SDK's default mode; a stateless call names its own."""
     before = set(daemon.statuses())
-    with http_mcp(daemon.env) as (_, line):
+    with http_mcp(daemon.env, "--caps", "tabs") as (_, line):
         url = line.split(" on ")[1].split()[0]
         token = daemon.settings.http_token_path.read_text().strip()
         assert token not in line and str(daemon.settings.http_token_path) in line

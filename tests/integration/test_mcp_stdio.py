@@ -54,7 +54,7 @@ def session(env: dict[str, str], *flags: str) -> tuple[dict[int, Any], str]:
         ask({"method": "notifications/initialized"})
         ask({"id": 2, "method": "tools/list"})
         ask({"id": 3, "method": "ping"})
-        ask({"id": 4, "method": "tools/call", "params": {"name": "sessions", "arguments": {}}})
+        ask({"id": 4, "method": "tools/call", "params": {"name": "secrets", "arguments": {}}})
     finally:
         _, err = server.communicate(timeout=60)  # closes its stdin: the client leaves
     return replies, err.decode()
@@ -71,7 +71,7 @@ def test_the_second_start_answers_from_the_cache(fresh_daemon: Daemon) -> None:
     for n in (1, 2):
         assert second[n]["result"] == first[n]["result"]
     tools = {tool["name"] for tool in second[2]["result"]["tools"]}
-    assert {"snapshot", "click", "sessions"} <= tools
+    assert {"snapshot", "click", "secrets"} <= tools
     assert second[3]["result"] == {}  # the SDK serves what follows
     assert second[4]["result"]["isError"] is False
 
@@ -109,11 +109,15 @@ def test_another_build_ignores_the_cache(fresh_daemon: Daemon) -> None:
 def test_each_choice_of_caps_has_its_own_cached_tool_list(fresh_daemon: Daemon) -> None:
     env = {k: v for k, v in fresh_daemon.env.items() if k != "DISPLAY"}
     core, _ = session(env, "--caps", "core")
-    default, log = session(env)
-    assert "answered tools/list from the cache" not in log, "core's list is not the default's"
+    tabs, log = session(env, "--caps", "tabs")
+    assert "answered tools/list from the cache" not in log, "core+tabs' list is not core's"
+    typed, log = session(env, "--output-schemas")
+    assert "answered tools/list from the cache" not in log, "nor is core's with output schemas"
     offered = agent_commands()
     assert len(core[2]["result"]["tools"]) == sum(c.caps == "core" for c in offered)
-    assert len(default[2]["result"]["tools"]) == sum(c.caps != "desktop" for c in offered)
-    again, log = session(env, "--caps", "core")
-    assert "answered tools/list from the cache" in log
-    assert again[2]["result"] == core[2]["result"]
+    assert len(tabs[2]["result"]["tools"]) == sum(c.caps in ("core", "tabs") for c in offered)
+    assert all("outputSchema" in tool for tool in typed[2]["result"]["tools"])
+    assert not any("outputSchema" in tool for tool in core[2]["result"]["tools"])
+    default, log = session(env)
+    assert "answered tools/list from the cache" in log, "the default is core"
+    assert default[2]["result"] == core[2]["result"]

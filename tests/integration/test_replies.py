@@ -266,6 +266,7 @@ def test_page_reading_replies(daemon: Daemon, site: str) -> None:
     t("console", "--session", s)
     t("console", "--level", "error", "--limit", "2", "--session", s)
     t("network", "--session", s)
+    t("har", "--session", s)
     t("network", "--failed", "--clear", "--session", s)
     t("network", "--session", s)
 

@@ -51,6 +51,7 @@ GROUPS = {
     "observe": {
         "console",
         "network",
+        "har",
         "trace",
         "trace.start",
         "trace.stop",

@@ -28,9 +28,11 @@ def schema_problems(node: Any, path: str = "") -> list[str]:
     if isinstance(node, dict):
         if isinstance(node.get("type"), list):
             found.append(f"{path}: type list {node['type']}")
-        for name, field in (node.get("properties") or {}).items():
-            if not any(k in field for k in ("type", "enum", "const")):
-                found.append(f"{path}.{name}: no type")
+        subschemas = [(f".{name}", field) for name, field in (node.get("properties") or {}).items()]
+        subschemas += [(f".{key}", node.get(key)) for key in ("items", "additionalProperties")]
+        for where, field in subschemas:
+            if isinstance(field, dict) and not any(k in field for k in ("type", "enum", "const")):
+                found.append(f"{path}{where}: no type")
         for key, value in node.items():
             found += schema_problems(value, f"{path}.{key}")
     elif isinstance(node, list):

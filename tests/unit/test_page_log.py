@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from steadyhand.actions.conditions import url_matcher
@@ -18,6 +18,7 @@ class FakeRequest:
     method: str = "GET"
     resource_type: str = "fetch"
     failure: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def request(url: str) -> Any:

@@ -48,7 +48,7 @@ def test_every_schema_is_valid_json_schema_without_combinators(fmt: str) -> None
 
 
 def test_granular_tools_match_the_command_table() -> None:
-    by_name = {t["name"]: t for t in tool_schemas("anthropic", "granular")}
+    by_name = {t["name"]: t for t in tool_schemas("anthropic", "granular", "all")}
     click = by_name["click"]
     assert click["description"] == COMMANDS["click"].doc
     assert click["input_schema"]["required"] == ["ref"]

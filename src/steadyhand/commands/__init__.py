@@ -17,6 +17,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     extract,
     files,
     handover,
+    har,
     lifecycle,
     navigation,
     network_control,

@@ -193,7 +193,11 @@ def _taken_over(call: Call, name: str) -> TakenOver | None:
 class Closed(Result):
     closed: str
     videos: list[str] = Field(default_factory=list, description="its tabs' recordings, saved")
-    already: bool = Field(False, description="it was closed before: nothing was left to close")
+    already: bool = Field(
+        False,
+        description="it was closed before: nothing was left to close",
+        exclude_if=lambda value: not value,
+    )
 
 
 @command("close", destructive=True, needs_session=False)

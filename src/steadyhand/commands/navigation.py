@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 
 from steadyhand.acting.results import NavigationResult, navigation_result
 from steadyhand.call import Call
-from steadyhand.commands.snapshots import SnapshotParams, snapshot
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.emulation import given as emulation_given
@@ -233,6 +232,9 @@ async def with_snapshot(
     `snapshot --interactive` reads it (its refs, its baseline for diffs, its parts)."""
     if not params.snapshot:
         return done
+    # Here, not at the top: the table lists commands in the order their modules load.
+    from steadyhand.commands.snapshots import SnapshotParams, snapshot
+
     view = await snapshot(
         call, SnapshotParams(session=call.session_name, tab=done.tab, interactive=True)
     )

@@ -499,8 +499,7 @@ class Engine:
             raise SteadyhandError(
                 ErrorCode.UNKNOWN_SESSION,
                 f"no session named {name!r}" + (mine if name.startswith("mcp-") else ""),
-                f"live sessions: {known}; `open` with session {name!r} starts it (CLI: "
-                f"`open URL --session {name}`)",
+                f"live sessions: {known}; `open` a URL in session {name!r} to start it",
             )
         state = ({"nav": rules} if rules else {}) | ({"browser": browser} if browser else {})
         state |= {"emulation": emulation} if emulation else {}

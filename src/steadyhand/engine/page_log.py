@@ -19,6 +19,8 @@ from time import monotonic
 from playwright.async_api import ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.redact import redact_headers
+
 LIMIT = 500
 TEXT_LIMIT = 2_000  # one console.log of a huge string must not hold megabytes
 URL_LIMIT = 2_000  # data: URLs can be whole files
@@ -60,6 +62,10 @@ class NetworkEntry:
     duration_ms: float | None = None  # request sent -> finished or failed, seen from here
     route: str | None = None  # "mocked" or "blocked" when a session's route answered it
     started: float = field(default_factory=monotonic, repr=False)
+    # For a HAR export: as sent and received, credentials redacted (redact_headers).
+    request_headers: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    response_headers: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    status_text: str = ""
 
     @property
     def failed(self) -> bool:
@@ -132,6 +138,7 @@ class PageLog:
             url=_cut(request.url, URL_LIMIT),
             resource_type=request.resource_type,
             time=time.time(),
+            request_headers=redact_headers(request.headers),
         )
         if len(self.network) == self.limit:
             self.network_dropped += 1
@@ -168,6 +175,8 @@ class PageLog:
         entry = self._pending.get(response.request)
         if entry is not None:
             entry.status = response.status
+            entry.status_text = response.status_text
+            entry.response_headers = redact_headers(response.headers)
             entry.route = self.marks.get(response.request)
 
     def on_request_finished(self, request: Request) -> None:

@@ -94,14 +94,19 @@ def portable_result_schema(command: Command) -> dict[str, Any]:
 
 
 def nulls_absent(node: Any) -> Any:
-    """`type: [X, "null"]` as X, and such a field no longer required (left out instead)."""
+    """`type: [X, "null"]` as X, and such a field no longer required (left out instead);
+    a value of any type said as `true`, not as a schema with no keyword."""
     if isinstance(node, list):
         return [nulls_absent(item) for item in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "enum":
+        if key == "additionalProperties" and value == {}:
+            out[key] = True  # any value: said so, not as a schema without a keyword
+        elif key == "items" and value == {}:
+            continue
+        elif key == "enum":
             out[key] = [item for item in value if item is not None]
         else:
             out[key] = value if key in ("const", "default") else nulls_absent(value)
