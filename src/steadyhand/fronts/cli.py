@@ -33,6 +33,7 @@ FRONTS = {
     "serve": ("steadyhand.fronts.http", "serve the HTTP API on loopback (`serve --help`)"),
     "mcp": ("steadyhand.fronts.mcp", "run the MCP server over stdio or HTTP (`mcp --help`)"),
     "tools": ("steadyhand.fronts.tools", "print tool schemas for LLM APIs (`tools --help`)"),
+    "doctor": ("steadyhand.fronts.doctor", "check this machine is ready; --fix (`doctor --help`)"),
 }
 STOP_WAIT_S = 30.0
 Spec = dict[str, "Any"]

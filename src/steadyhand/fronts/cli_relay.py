@@ -32,6 +32,7 @@ FRONTS = {
     "serve": "steadyhand.fronts.http",
     "mcp": "steadyhand.fronts.mcp",
     "tools": "steadyhand.fronts.tools",
+    "doctor": "steadyhand.fronts.doctor",
 }
 RUN_FRONT = (
     "import importlib, sys; sys.exit(importlib.import_module(sys.argv[1]).main(sys.argv[2:]))"
