@@ -174,6 +174,10 @@ def test_sessions_are_isolated_and_closable(daemon: Daemon, site: str) -> None:
     assert daemon.call("snapshot", session="iso-a")["title"] == "Page A"
     assert daemon.call("snapshot", session="iso-b")["title"] == "Form fixture"
     assert daemon.call("close", session="iso-a") == {"closed": "iso-a", "videos": []}
+    # A second close is done already, not an error; a session never opened still is one.
+    again = daemon.call("close", session="iso-a")
+    assert again == {"closed": "iso-a", "videos": [], "already": True}
+    assert daemon.fail("close", session="iso-never").code == "unknown_session"
     gone = daemon.fail("snapshot", session="iso-a")
     assert gone.code == "unknown_session"
     assert daemon.call("snapshot", session="iso-b")["title"] == "Form fixture"

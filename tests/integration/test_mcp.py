@@ -162,6 +162,47 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
     assert "ordered s for Ann with none" in out
 
 
+def test_page_loads_come_with_their_page_unless_told_not_to(daemon: Daemon, site: str) -> None:
+    """open/navigate/reload hand an agent the loaded page's interactive view: one round trip."""
+
+    async def scenario() -> list[types.CallToolResult]:
+        async with stdio_mcp(daemon.env) as session:
+            return [
+                await call(session, "open", url=f"{site}/form.html"),
+                await call(session, "navigate", url=f"{site}/nav-a.html", snapshot=False),
+                await call(session, "back"),
+                await call(session, "reload"),
+            ]
+
+    opened, bare, back, reloaded = asyncio.run(scenario())
+    page = text_of(opened)
+    assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n")
+    assert find_ref(page, "button", "Place order")
+    assert isinstance(opened.structured_content, dict)
+    assert opened.structured_content["snapshot"] in page and "Gift wrap" in page
+    assert "[ref=" not in text_of(bare) and "snapshot" not in (bare.structured_content or {})
+    assert text_of(back).startswith(f"# t1 · Form fixture · {site}/form.html\n")
+    assert find_ref(text_of(back), "button", "Place order")
+    assert "Place order" in text_of(reloaded)
+
+
+def test_cli_page_loads_take_snapshot(daemon: Daemon, site: str) -> None:
+    plain = daemon.call("open", session="cli-loads", url=f"{site}/form.html")
+    assert "snapshot" not in plain or plain["snapshot"] is None  # off outside MCP/LLM tools
+    done = subprocess.run(
+        [sys.executable, "-m", "steadyhand", "reload", "--snapshot", "--session", "cli-loads"],
+        capture_output=True,
+        text=True,
+        env=daemon.env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"# t1 · Form fixture · {site}/form.html\n")
+    assert 'button "Place order" [ref=e' in done.stdout
+    daemon.call("close", session="cli-loads")
+
+
 def test_screenshot_returns_the_png(daemon: Daemon, site: str) -> None:
     """Also the stateless protocol on stdio: the SDK's high-level client picks 2026-07-28."""
 

@@ -6,6 +6,7 @@ starts a daemon on its own state dir (fresh_daemon stops it)."""
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from typing import Any
@@ -65,6 +66,7 @@ def test_the_second_start_answers_from_the_cache(fresh_daemon: Daemon) -> None:
     first, first_log = session(env)
     assert "from the cache" not in first_log
     assert (state_dir / CACHE_NAME).is_file()
+    assert stat.S_IMODE((state_dir / CACHE_NAME).stat().st_mode) == 0o600
     second, second_log = session(env)
     assert "answered initialize from the cache" in second_log
     assert "answered tools/list from the cache" in second_log

@@ -114,7 +114,9 @@ def test_unknown_and_malformed_refs(daemon: Daemon, site: str) -> None:
 
 def test_unknown_session_and_tab(daemon: Daemon, site: str) -> None:
     err = daemon.fail("snapshot", session="nobody-here")
-    assert err.code == "unknown_session" and "open URL" in err.hint
+    assert err.code == "unknown_session" and "`open` a URL in session 'nobody-here'" in err.hint
+    gone = daemon.fail("snapshot", session="mcp-0a1b2c3d")
+    assert "an MCP connection's own: closed when its connection ended" in gone.message
     daemon.call("open", session="known", url=f"{site}/form.html")
     tab = daemon.fail("snapshot", session="known", tab="t9")
     assert tab.code == "unknown_tab" and "t1" in tab.hint
