@@ -106,6 +106,10 @@ async def measure(n: int) -> dict[str, list[float]]:
             page = (await direct.call("snapshot", mine))["snapshot"]
             direct_ref = find_ref(page, "checkbox", "Gift wrap")
 
+            async def load_then_read() -> None:
+                await tool(session, "navigate", url=url, snapshot=False)
+                await tool(session, "snapshot", interactive=True)
+
             for _ in range(n):
                 await timed(samples["mcp ping"], session.send_ping)
                 await timed(samples["mcp snapshot"], lambda: tool(session, "snapshot"))
@@ -114,6 +118,12 @@ async def measure(n: int) -> dict[str, list[float]]:
                 await timed(
                     samples["direct click"],
                     lambda: direct.call("click", mine | {"ref": direct_ref}),
+                )
+            for _ in range(n):  # after the clicks: a load leaves their refs behind
+                await timed(samples["mcp navigate, then snapshot -i"], load_then_read)
+                await timed(
+                    samples["mcp navigate (view inline)"],
+                    lambda: tool(session, "navigate", url=url),
                 )
     return samples
 
@@ -130,6 +140,14 @@ def report(samples: dict[str, list[float]], n: int) -> None:
             f"{mcp[0] / direct[0]:>8.2f}x/{mcp[1] / direct[1]:>5.2f}x"
             f"{mcp[0] - direct[0]:>+8.1f} /{mcp[1] - direct[1]:>+6.1f}"
         )
+    two, one = (
+        summary(samples[k])
+        for k in ("mcp navigate, then snapshot -i", "mcp navigate (view inline)")
+    )
+    print(
+        f"a page load and its view: two calls {two[0]:.1f} / {two[1]:.1f}, one call (inline) "
+        f"{one[0]:.1f} / {one[1]:.1f}: {one[0] / two[0]:.2f}x"
+    )
     for name in ("mcp ping", "mcp start+list_tools"):
         median, p95 = summary(samples[name])
         print(f"{name}: {median:.1f} / {p95:.1f} (n={len(samples[name])})")
