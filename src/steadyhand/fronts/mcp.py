@@ -1,8 +1,8 @@
-"""`steadyhand mcp`: every command of the table as an MCP tool, over stdio or streamable HTTP.
+"""`steadyhand mcp`: the command table's commands as MCP tools, over stdio or streamable HTTP.
 
     steadyhand mcp                        # stdio (what MCP clients launch)
     steadyhand mcp --http [--port 8765]   # streamable HTTP on loopback, bearer token
-    steadyhand mcp --caps core,tabs       # only these capability groups' tools (caps.py)
+    steadyhand mcp --caps core,tabs       # these capability groups' tools (default: core)
 
 Built on the official SDK's low-level server, so tools come straight from the command table
 with our own flat schemas (mcp_tools). Calls go to the daemon (started if needed), or to an
@@ -264,7 +264,8 @@ async def serve_http(
 def parser() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(
         prog="steadyhand mcp",
-        description="Serve every steadyhand command as an MCP tool (stdio by default).",
+        description="Serve steadyhand's commands as MCP tools (stdio by default; the core "
+        "group's unless --caps says more).",
     )
     out.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     network_options(out, when="--http")
