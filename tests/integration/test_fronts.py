@@ -18,7 +18,7 @@ import pytest
 
 import steadyhand
 from steadyhand import tools
-from steadyhand.errors import NotFoundError, SteadyhandError
+from steadyhand.errors import NotActionableError, NotFoundError, SteadyhandError
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings
 from tests.http_server import start_http
@@ -141,6 +141,36 @@ def test_python_clients_on_the_daemon_and_in_process(
             return text
 
     assert 'button "Place order" [ref=' in asyncio.run(in_process())
+
+
+def test_in_process_and_daemon_clients_raise_the_same_classes(
+    daemon: Daemon, site: str, tmp_path: Path
+) -> None:
+    """A failure the act loop retried (a covered target) reaches an in-process caller as the
+    code's own class, as it reaches a daemon client: not as the loop's internal signal."""
+    checkout = 'role=button[name="Checkout"]'
+
+    async def both() -> list[SteadyhandError]:
+        caught: list[SteadyhandError] = []
+        async with steadyhand.Client(settings=daemon.settings, session="same-classes") as remote:
+            await remote.open(url=f"{site}/consent.html")
+            await remote.wait(text="We use cookies", timeout="10s")
+            with pytest.raises(NotActionableError) as over_daemon:
+                await remote.click(ref=checkout, watchdog=False, timeout="2s")
+            caught.append(over_daemon.value)
+            await remote.close()
+        async with steadyhand.LocalClient(make_settings(tmp_path / "same-state")) as engine:
+            await engine.open(url=f"{site}/consent.html")
+            await engine.wait(text="We use cookies", timeout="10s")
+            with pytest.raises(NotActionableError) as in_process:
+                await engine.click(ref=checkout, watchdog=False, timeout="2s")
+            caught.append(in_process.value)
+        return caught
+
+    over_daemon, in_process = asyncio.run(both())
+    assert type(over_daemon) is type(in_process) is NotActionableError
+    assert over_daemon.code == in_process.code == "not_actionable"
+    assert "covered by" in over_daemon.message and "covered by" in in_process.message
 
 
 def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, site: str) -> None:

@@ -79,6 +79,13 @@ OPENS_TAB_JS = """e => {
 }"""
 
 
+def public(signal: SteadyhandError) -> SteadyhandError:
+    """The act loop's own signals (Retryable, Unverified) as the error every client sees:
+    the code's own class (NotActionableError, VerificationFailedError, ...), so a caller
+    catches the same class in process as over the daemon."""
+    return SteadyhandError(signal.code, signal.message, signal.hint, signal.data)
+
+
 class ActOptions(Protocol):
     tab: str | None
     changes: bool | None
@@ -177,8 +184,8 @@ class Act:
                 return
             except Unverified as exc:
                 self._unverified += 1
-                if self._unverified >= 2:
-                    raise  # the action had no effect twice: trying again will not help
+                if self._unverified >= 2:  # no effect twice: trying again will not help
+                    raise public(exc) from None
                 last = exc
             except Retryable as exc:
                 last = exc
@@ -199,7 +206,7 @@ class Act:
         if last.code in WAITED_FOR:  # how long it waited, measured over every try
             over = f" over {tries} tries" if tries > 1 else ""
             last.message += f" (waited {time.monotonic() - began:.1f} s{over})"
-        raise last
+        raise public(last) from None
 
     async def _until_dialog(self, attempt: Awaitable[None]) -> None:
         """Await the try, or stop waiting when it opens a dialog (which stops the page)."""
