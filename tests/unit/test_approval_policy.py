@@ -46,7 +46,11 @@ def test_select_is_gated_by_the_option_it_picks_too() -> None:
     assert policy.element("select", menu, values=("keep",)) is None
     reason = policy.element("select", menu, values=("keep", "Delete everything"))
     assert reason is not None and "'Delete everything'" in reason
-    assert policy.element("click", menu, values=("Delete everything",)) is None
+    # Which commands pick values is the table's to say (GateRule.picks): select only.
+    pickers = {name for name, c in COMMANDS.items() if c.gate_rule.picks is not None}
+    assert pickers == {"select"}
+    params = COMMANDS["select"].params.model_validate({"ref": "e1", "values": ["a", "b"]})
+    assert COMMANDS["select"].gate_rule.picks(params) == ("a", "b")  # type: ignore[misc]
 
 
 def test_domains_gate_navigation_to_the_host_and_its_subdomains() -> None:

@@ -104,13 +104,13 @@ class Policy:
         values: tuple[str, ...] = (),
     ) -> str | None:
         """Acting on `element` with a command that acts on one element, such as `click`
-        (`values`: the options a select picks)."""
+        (`values`: the options the command picks, as `select` does)."""
         label = element.label()
         if self.name_matches(element.name):
             return f"{command} on {label}: its name matches approval_names"
         chosen = next((v for v in values if self.name_matches(v)), None)
-        if command == "select" and chosen is not None:
-            return f"select {chosen!r} in {label}: it matches approval_names"
+        if chosen is not None:
+            return f"{command} {chosen!r} in {label}: it matches approval_names"
         domain = self.listed_domain(element.url, page_url) if element.role == "link" else None
         if domain is not None:
             return f"{command} on {label} leads to {domain} (listed in approval_domains)"

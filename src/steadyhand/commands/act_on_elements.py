@@ -31,7 +31,7 @@ from steadyhand.actions.verify import (
     field_value,
 )
 from steadyhand.call import Call
-from steadyhand.commands.table import TabParams, command, positional
+from steadyhand.commands.table import SUBMIT, GateRule, TabParams, command, positional
 from steadyhand.engine import playwright_errors
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.page_model import MODEL_OF_E
@@ -325,7 +325,7 @@ async def with_secrets(call: Call, aim: Aim, text: str) -> str:
     return typed
 
 
-@command("type", acts=True)
+@command("type", acts=True, gate_rule=GateRule(presses=lambda p: SUBMIT if p.submit else None))
 async def type_(call: Call, params: TypeParams) -> ActionResult:
     """Type text into a field (replacing its value unless --no-clear); verified."""
     text = _type_text(params)
@@ -386,7 +386,7 @@ class FillParams(ActParams):
     )
 
 
-@command("fill", acts=True)
+@command("fill", acts=True, gate_rule=GateRule(fields=True))
 async def fill(call: Call, params: FillParams) -> ActionResult:
     """Fill several fields at once (REF=VALUE each), every one verified."""
     if not params.fields:
@@ -467,7 +467,16 @@ class PressParams(ActParams):
     ref: str | None = Field(None, description="focus this element (ref or locator) first")
 
 
-@command("press", acts=True, on_element=True)
+ACTIVATING = ("Enter", "Space", " ")  # keys that click a focused button or submit a form
+
+
+def activating_key(params: PressParams) -> str | None:
+    """The key a press ends on, when it clicks what has the focus or submits its form."""
+    key = params.key.split("+")[-1]
+    return key if key in ACTIVATING else None
+
+
+@command("press", acts=True, on_element=True, gate_rule=GateRule(presses=activating_key))
 async def press(call: Call, params: PressParams) -> ActionResult:
     """Press a key or key combination, on an element or the focused one."""
     try:
@@ -532,7 +541,7 @@ async def _wait_for_options(act: Act, aim: Aim, wanted: list[str]) -> None:
         await asyncio.sleep(OPTION_POLL_S)
 
 
-@command("select", acts=True, on_element=True)
+@command("select", acts=True, on_element=True, gate_rule=GateRule(picks=lambda p: tuple(p.values)))
 async def select(call: Call, params: SelectParams) -> ActionResult:
     """Select option(s) of a <select> by value or label (waits for late options); verified."""
     async with Act(call, params) as act:

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from steadyhand.call import Call
-from steadyhand.commands.table import Params, Result, command, positional
+from steadyhand.commands.table import GateRule, Params, Result, command, positional
 from steadyhand.store.sqlite import ApprovalRow
 
 
@@ -103,7 +103,7 @@ class ApprovalGranted(Result):
     id: str
 
 
-@command("request_approval", touches_page=False, caps="approvals")
+@command("request_approval", touches_page=False, caps="approvals", gate_rule=GateRule(always=True))
 async def request_approval(call: Call, params: RequestApprovalParams) -> ApprovalGranted:
     """Ask a person before an irreversible step; waits for `approve` (else approval_denied)."""
     # The gate (execute/gate.py) asked and waited before this runs: reaching here means approved.

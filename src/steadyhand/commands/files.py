@@ -10,7 +10,7 @@ from steadyhand.acting.results import ActionResult
 from steadyhand.actions.verify import FILES_JS, Unverified
 from steadyhand.call import Call
 from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams, click_once
-from steadyhand.commands.table import command, positional
+from steadyhand.commands.table import GateRule, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.files_policy import FileRoots, confine
 
@@ -34,7 +34,7 @@ def allowed_files(paths: list[str], roots: FileRoots) -> list[Path]:
     return found
 
 
-@command("upload", acts=True, caps="files")
+@command("upload", acts=True, caps="files", gate_rule=GateRule(files=True))
 async def upload(call: Call, params: UploadParams) -> ActionResult:
     """Put files into a file input (files only from inside the file roots); verified."""
     if not params.files:

@@ -30,7 +30,9 @@ from steadyhand.wire import (  # the models and markers every command is declare
 
 __all__ = [
     "COMMANDS",
+    "SUBMIT",
     "Command",
+    "GateRule",
     "Params",
     "Result",
     "TabParams",
@@ -44,6 +46,25 @@ __all__ = [
 P = TypeVar("P", bound=Params)
 R = TypeVar("R", bound=Result)
 Handler = Callable[[Call, Any], Awaitable[Result]]
+
+
+SUBMIT = "submit"  # what a call `presses` when it submits its field's form (type --submit)
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """What a command puts before a person when the approval settings ask for it
+    (execute/gate.py), beyond what its traits say (`navigates`: the URL it goes to;
+    `on_element`: the element it acts on). The gate reads this; it never asks for a name."""
+
+    always: bool = False  # every call asks a person (params.reason says why)
+    files: bool = False  # it sends files to a page (params.files): approval_uploads
+    fields: bool = False  # it writes fields (params.fields): each name and value is matched
+    # The key a call presses that submits a form or activates an element (Enter, Space;
+    # SUBMIT for a form's submission as such), or None when the call does neither.
+    presses: Callable[[Any], str | None] | None = None
+    # The options a call chooses (select's values): matched against approval_names too.
+    picks: Callable[[Any], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +113,8 @@ class Command:
     # Its capability group (steadyhand/caps.py): agents are offered the groups their front
     # was started with (`mcp --caps core,tabs`). A new command is "core" until it says.
     caps: str = CORE
+    # What the approval gate asks a person about (GateRule).
+    gate_rule: GateRule = GateRule()
 
 
 def validated(command: Command, raw: dict[str, Any]) -> Params:
@@ -138,6 +161,7 @@ def command(
     daemon_only: bool = False,
     runs_steps: bool = False,
     caps: str = CORE,
+    gate_rule: GateRule = GateRule(),
 ) -> Callable[[Callable[[Call, P], Awaitable[R]]], Callable[[Call, P], Awaitable[R]]]:
     """Register a handler; its annotations give the params and result models."""
 
@@ -178,6 +202,7 @@ def command(
             daemon_only=daemon_only,
             runs_steps=runs_steps,
             caps=caps,
+            gate_rule=gate_rule,
         )
         return handler
 

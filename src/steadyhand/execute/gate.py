@@ -35,6 +35,7 @@ from steadyhand.approvals.policy import Element, Form, Policy
 from steadyhand.approvals.registry import DENIED, EXPIRED, Decision
 from steadyhand.call import Call
 from steadyhand.commands import Command
+from steadyhand.commands.table import SUBMIT
 from steadyhand.engine.session import Tab
 from steadyhand.engine.urls import normalize_url
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -44,7 +45,6 @@ from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.tree import parse as parse_tree
 
 LOCATOR_READ_S = 2.0
-ACTIVATING = ("Enter", "Space", " ")  # keys that click a focused button or submit a form
 # What an act that presses a key on an element (null: none) would set off: whether it is a
 # control that Enter/Space activates, its name and link, and the form it would submit.
 ELEMENT_JS = """el => {
@@ -64,7 +64,6 @@ ELEMENT_JS = """el => {
   };
 }"""
 MAX_LOCATOR_ELEMENTS = 10
-EXPLICIT = "request_approval"  # the agent asks a person; always gated
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,8 @@ async def gate(call: Call, spec: Command, params: Any, raw: dict[str, Any]) -> b
 
 async def need_for(policy: Policy, spec: Command, call: Call, params: Any) -> Need | None:
     command = spec.name
-    if command == EXPLICIT:
+    rule = spec.gate_rule
+    if rule.always:
         return Need("", str(params.reason))
     if not policy.active:
         return None
@@ -113,28 +113,28 @@ async def need_for(policy: Policy, spec: Command, call: Call, params: Any) -> Ne
         url = _url(getattr(params, "url", None))
         reason = policy.navigation(command, url) if url else None
         return Need(redact_url(url), reason, url) if reason else None
-    if command == "upload":
+    if rule.files:
         reason = policy.upload()
         if reason is None:
             return None
         # A file outside the roots is refused (files_policy.py) before a person is asked.
-        await call.input_paths(params.files, "upload")
+        await call.input_paths(params.files, command)
         names = ", ".join(Path(p).name for p in params.files)
         return Need(f"{await _describe(call, params)} <- {names}", reason)
     if not (policy.names or policy.domains):
         return None
-    if command == "fill":
+    if rule.fields:
         return await _fill_need(policy, call, params)
-    submits = command == "type" and bool(getattr(params, "submit", False))
-    if submits or (command == "press" and str(params.key).split("+")[-1] in ACTIVATING):
-        need = await _submit_need(policy, command, call, params, submits)
+    pressed = rule.presses(params) if rule.presses is not None else None
+    if pressed is not None:
+        need = await _submit_need(policy, command, call, params, pressed)
         if need is not None or params.ref is None:
             return need
     target = getattr(params, "ref", None)
     if not spec.on_element or target is None:
         return None
     tab = await _tab(call, params)
-    values = tuple(getattr(params, "values", ()) or ())
+    values = rule.picks(params) if rule.picks is not None else ()
     if is_ref(target):
         entry = state_of(tab).refs.lookup(target)
         if entry is None:
@@ -171,7 +171,7 @@ async def _fill_need(policy: Policy, call: Call, params: Any) -> Need | None:
 
 
 async def _submit_need(
-    policy: Policy, command: str, call: Call, params: Any, submits: bool
+    policy: Policy, command: str, call: Call, params: Any, pressed: str
 ) -> Need | None:
     """`type --submit`, or Enter/Space pressed on an element (the focused one without a
     ref): the form it submits, or the element it activates as a click would."""
@@ -181,7 +181,8 @@ async def _submit_need(
     if facts is None:
         return None  # gone, or the page does not answer: the act itself fails on it
     what = spec or f"the focused {facts['tag']}"
-    key = "" if submits else str(params.key).split("+")[-1]
+    submits = pressed == SUBMIT
+    key = "" if submits else pressed
     if facts["activates"] and key:  # a button, link, checkbox ...: pressing it clicks it
         entry = state_of(tab).refs.lookup(spec) if spec and is_ref(spec) else None
         element = (
@@ -189,7 +190,7 @@ async def _submit_need(
             if entry
             else Element(facts["tag"], facts["name"], facts["href"])
         )
-        reason = policy.element("press", element, tab.page.url)
+        reason = policy.element(command, element, tab.page.url)
         if reason is not None:
             return Need(f"{what} ({element.label()})", reason)
     form = facts["form"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from steadyhand.caps import ALL, CAPS_HELP, caps_text, select_caps
 from steadyhand.commands import COMMANDS, Command
-from steadyhand.commands.batch import BATCH, step_command
+from steadyhand.commands.batch import step_command
 from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
@@ -307,7 +307,7 @@ def to_command(
         command, args = by_tool[name], dict(arguments)
     if caps is not None and COMMANDS[command].caps not in caps:
         raise not_offered(command, name, caps)
-    if caps is not None and command == BATCH:
+    if caps is not None and COMMANDS[command].runs_steps:
         _steps_offered(args.get("steps"), caps)
     if issubclass(COMMANDS[command].params, InlineSnapshot) and args.get("snapshot") is None:
         args["snapshot"] = True  # a page load hands back its page: one round trip, not two
