@@ -8,7 +8,7 @@ The command table (commands/table.py) declares commands on these; the acting mac
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
@@ -65,6 +65,12 @@ class TabParams(Params):
 
 
 class Result(BaseModel):
+    """A command's result. `REPLY` says how a reply writes it for a person or a model
+    (fronts/reply.py): "fields" (each field worth a line), "act" (a status line and the
+    changes), "snapshot" or "text" (that field's text under the page's line), "batch"
+    (each step as its own command's), "desktop_act", "window", "evaluated"."""
+
+    REPLY: ClassVar[str] = "fields"
     model_config = ConfigDict(extra="forbid")
 
 

@@ -38,7 +38,7 @@ def test_hints_come_from_the_table_and_do_not_overlap() -> None:
 
 def test_snapshot_result_is_its_text_under_a_header() -> None:
     data = {"tab": "t1", "title": "Form", "url": "http://x/", "snapshot": "- button [ref=e1]"}
-    result = asyncio.run(tool_result(data | {"next_offset": None}))
+    result = asyncio.run(tool_result(data | {"next_offset": None}, "snapshot"))
     assert not result.is_error and result.structured_content == data, "nulls left out"
     assert [block.type for block in result.content] == ["text"]
     block = result.content[0]

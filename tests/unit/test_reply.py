@@ -34,8 +34,18 @@ def act(**fields: Any) -> dict[str, Any]:
     return PAGE | ACT_DEFAULTS | {"action": "click", "ref": "e6", "duration_ms": 204.4} | fields
 
 
-def reply(result: Any, defaults: dict[str, Any] | None = None) -> str:
-    return render(result, defaults, now=NOW)
+def reply(
+    result: Any,
+    defaults: dict[str, Any] | None = None,
+    kind: str = "fields",
+    forms: dict[str, Any] | None = None,
+) -> str:
+    """The reply to `result` of a command whose result is written as `kind`."""
+    return render(result, {"reply": kind, "result_defaults": defaults or {}}, NOW, forms)
+
+
+def act_reply(result: Any, defaults: dict[str, Any] | None = None) -> str:
+    return reply(result, defaults, "act")
 
 
 # ---------------------------------------------------------------- fields
@@ -150,28 +160,32 @@ def test_params_an_approval_already_shows_are_not_repeated() -> None:
 
 def test_evaluate_shows_the_value_as_json_and_only_an_unusual_type() -> None:
     evaluated = PAGE | {"value": "Form", "type": "string", "truncated": False}
-    assert reply(evaluated, {"truncated": False}) == '# t1 · A · http://x/a\nvalue: "Form"'
+    said = {"truncated": False}
+    assert reply(evaluated, said, "evaluated") == '# t1 · A · http://x/a\nvalue: "Form"'
     cut = PAGE | {"value": '{"a": "lo', "type": "object", "truncated": True}
-    assert reply(cut, {"truncated": False}).endswith('\nvalue: {"a": "lo\ntruncated: true')
-    assert reply(PAGE | {"value": {"a": [1]}, "type": "object"}).endswith('\nvalue: {"a":[1]}')
-    assert reply(PAGE | {"value": None, "type": "undefined"}).endswith("\nvalue: null (undefined)")
+    assert reply(cut, said, "evaluated").endswith('\nvalue: {"a": "lo\ntruncated: true')
+    an_object = PAGE | {"value": {"a": [1]}, "type": "object"}
+    assert reply(an_object, kind="evaluated").endswith('\nvalue: {"a":[1]}')
+    undefined = PAGE | {"value": None, "type": "undefined"}
+    assert reply(undefined, kind="evaluated").endswith("\nvalue: null (undefined)")
 
 
 def test_a_text_block_stands_under_the_page_header_with_what_happened_first() -> None:
     restored = {"checkpoint": NOW - 120, "tabs": ["t1 http://x/a"], "lost": ["t2: gone"]}
     shot = PAGE | {"snapshot": "- button [ref=e1]", "refs": 1, "restored": restored}
-    assert reply(shot) == (
+    assert reply(shot, kind="snapshot") == (
         "# t1 · A · http://x/a\n"
         "restored from the checkpoint of 2 min ago: t1 http://x/a; lost: t2: gone\n"
         "- button [ref=e1]"
     )
-    assert reply({"session": "s", "text": "session s · 3 actions"}) == "session s · 3 actions"
+    timeline = {"session": "s", "text": "session s · 3 actions"}
+    assert reply(timeline, kind="text") == "session s · 3 actions"
 
 
 def test_a_windows_before_shows_only_what_changed() -> None:
     before = {"id": "0x1", "x": 0, "y": 0, "width": 600, "height": 400, "focused": False}
     after = before | {"x": 10, "y": 20, "focused": True}
-    moved = reply({"id": "0x1", "action": "move", "before": before, "window": after})
+    moved = reply({"id": "0x1", "action": "move", "before": before, "window": after}, kind="window")
     assert "before: x=0, y=0, focused=false\nwindow: 0x1  10,20 600x400  focused" in moved
 
 
@@ -179,60 +193,64 @@ def test_a_windows_before_shows_only_what_changed() -> None:
 
 
 def test_an_act_is_one_status_line_then_its_changes() -> None:
-    assert reply(act(changes="# no changes since the last snapshot")) == (
+    assert act_reply(act(changes="# no changes since the last snapshot")) == (
         "ok click e6 · 204 ms · no change"
     )
-    assert reply(act(changes="~ paragraph: 1   (was: 0)")) == (
+    assert act_reply(act(changes="~ paragraph: 1   (was: 0)")) == (
         "ok click e6 · 204 ms\n~ paragraph: 1   (was: 0)"
     )
-    assert reply(act(dom_changed=True, changes="# no changes since the last snapshot")) == (
+    assert act_reply(act(dom_changed=True, changes="# no changes since the last snapshot")) == (
         "ok click e6 · 204 ms · DOM changed, nothing shown did"
     )
-    assert reply(act()) == "ok click e6 · 204 ms", "--no-changes: nothing said about them"
+    assert act_reply(act()) == "ok click e6 · 204 ms", "--no-changes: nothing said about them"
 
 
 def test_an_acts_status_line_names_each_thing_it_caused() -> None:
-    assert reply(act(retries=1)) == "ok click e6 · 204 ms · 1 retry"
-    assert reply(act(retries=2, reresolved={"e6": "e9"})) == (
+    assert act_reply(act(retries=1)) == "ok click e6 · 204 ms · 1 retry"
+    assert act_reply(act(retries=2, reresolved={"e6": "e9"})) == (
         "ok click e6 · 204 ms · 2 retries · e6 re-resolved as e9"
     )
     went = act(navigated=True, url="http://x/b", title="B")
-    assert reply(went) == 'ok click e6 · 204 ms · → http://x/b "B"'
-    assert reply(act(popups=["t3"])) == "ok click e6 · 204 ms · popups: t3"
+    assert act_reply(went) == 'ok click e6 · 204 ms · → http://x/b "B"'
+    assert act_reply(act(popups=["t3"])) == "ok click e6 · 204 ms · popups: t3"
     confirm = {"type": "confirm", "message": "Sure?", "open": True}
-    assert reply(act(dialog=confirm)) == 'ok click e6 · 204 ms · dialog open: confirm "Sure?"'
+    assert act_reply(act(dialog=confirm)) == 'ok click e6 · 204 ms · dialog open: confirm "Sure?"'
     prompt = {"type": "prompt", "message": "Name?", "open": True, "default": "anon"}
-    assert reply(act(dialog=prompt)).endswith('dialog open: prompt "Name?" (default "anon")')
+    assert act_reply(act(dialog=prompt)).endswith('dialog open: prompt "Name?" (default "anon")')
     answered = {"type": "alert", "message": "Hi", "answer": "accepted", "by": "policy"}
-    assert reply(act(dialogs_answered=[answered])).endswith('dialog answered: alert "Hi" accepted')
+    assert act_reply(act(dialogs_answered=[answered])).endswith(
+        'dialog answered: alert "Hi" accepted'
+    )
     saved = {"filename": "r.csv", "url": "http://x/r.csv", "path": "/d/1-r.csv", "bytes": 25}
-    assert reply(act(downloads=[saved])).endswith("downloaded /d/1-r.csv (25 bytes)")
+    assert act_reply(act(downloads=[saved])).endswith("downloaded /d/1-r.csv (25 bytes)")
     renamed = saved | {"path": "/d/report"}
-    assert reply(act(downloads=[renamed])).endswith("downloaded /d/report as r.csv (25 bytes)")
+    assert act_reply(act(downloads=[renamed])).endswith("downloaded /d/report as r.csv (25 bytes)")
     failed = {"filename": "r.csv", "url": "http://x/r.csv", "error": "canceled"}
-    assert reply(act(downloads=[failed])).endswith("download r.csv failed: canceled")
+    assert act_reply(act(downloads=[failed])).endswith("download r.csv failed: canceled")
     banner = {"kind": "cookie-consent", "name": "lib", "action": "clicked", "label": "OK"}
-    assert reply(act(watchdog=[banner])).endswith('dismissed cookie-consent (lib): clicked "OK"')
-    approved = reply(act(approval={"id": "a1b2c3", "waited_ms": 600.2}))
+    assert act_reply(act(watchdog=[banner])).endswith(
+        'dismissed cookie-consent (lib): clicked "OK"'
+    )
+    approved = act_reply(act(approval={"id": "a1b2c3", "waited_ms": 600.2}))
     assert approved == "ok click e6 · 204 ms · approval a1b2c3 (waited 600 ms)"
 
 
 def test_an_acts_data_is_shown_once_and_without_options_not_taken() -> None:
     typed = act(action="type", data={"submitted": False, "value": "Ada Lovelace"})
-    assert reply(typed) == 'ok type e6 · 204 ms · value="Ada Lovelace"'
+    assert act_reply(typed) == 'ok type e6 · 204 ms · value="Ada Lovelace"'
     chose = act(action="select", data={"selected": ["Cheese"], "labels": ["Cheese"]})
-    assert reply(chose) == "ok select e6 · 204 ms · selected=Cheese"
+    assert act_reply(chose) == "ok select e6 · 204 ms · selected=Cheese"
     dragged = act(action="drag", data={"source": "e6", "target": "e7", "dropped_at": [3.0, 4.5]})
-    assert reply(dragged) == "ok drag e6 · 204 ms · target=e7 · dropped_at=3,4.5"
+    assert act_reply(dragged) == "ok drag e6 · 204 ms · target=e7 · dropped_at=3,4.5"
     reformatted = act(action="type", data={"reformatted": {"typed": "5", "value": "(5)"}})
-    assert reply(reformatted).endswith('reformatted: typed "5", field shows "(5)"')
+    assert act_reply(reformatted).endswith('reformatted: typed "5", field shows "(5)"')
     secret = {"reformatted": {"typed_length": 4, "value_length": 6}}
-    assert reply(act(action="type", data=secret)).endswith(
+    assert act_reply(act(action="type", data=secret)).endswith(
         "reformatted: typed 4 characters, field shows 6 characters"
     )
     two = {"e1": {"typed": "5", "value": "(5)"}, "e2": {"typed": "ab", "value": "a-b"}}
     filled = act(action="fill", ref=None, data={"filled": ["e1", "e2"], "reformatted": two})
-    assert reply(filled) == (
+    assert act_reply(filled) == (
         'ok fill · 204 ms · filled=e1, e2 · e1 reformatted: typed "5", field shows "(5)" · '
         'e2 reformatted: typed "ab", field shows "a-b"'
     )
@@ -241,17 +259,17 @@ def test_an_acts_data_is_shown_once_and_without_options_not_taken() -> None:
 def test_a_scroll_says_where_it_went_or_that_it_could_not() -> None:
     start, end = {"x": 0, "y": 0, "max_x": 0, "max_y": 900}, {"x": 0, "y": 900, "max_x": 0}
     scrolled = act(action="scroll", ref=None, scroller="window", before=start, moved=True)
-    assert reply(scrolled | {"after": end | {"max_y": 900}}) == (
+    assert act_reply(scrolled | {"after": end | {"max_y": 900}}) == (
         "ok scroll · 204 ms · window 0,0 → 0,900 (max 0,900)"
     )
     stuck = scrolled | {"before": end | {"max_y": 900}, "after": end | {"max_y": 900}}
-    assert reply(stuck | {"moved": False}).endswith("window did not move: at 0,900 (max 0,900)")
+    assert act_reply(stuck | {"moved": False}).endswith("window did not move: at 0,900 (max 0,900)")
 
 
 def test_a_desktop_action_is_one_line_too() -> None:
     done = {"ref": "d14", "transport": "xinput", "action": "drag", "verified": False}
     done |= {"tried": ["atspi: skipped"], "role": "panel", "name": "Pad", "states": ["visible"]}
-    assert reply(done | {"value": None}) == (
+    assert reply(done | {"value": None}, kind="desktop_act") == (
         'drag d14 panel "Pad" · via xinput · not verified · tried: atspi: skipped · states: visible'
     )
 
@@ -268,7 +286,7 @@ def test_what_the_navigation_policy_refused_or_holds_is_one_line_each() -> None:
         "blocked: 169.254.169.254 (metadata)",
         "held for approval: bank.example (see `steadyhand approvals`)",
     ]
-    act_shown = reply(act(blocked=blocked), ACT_DEFAULTS)
+    act_shown = act_reply(act(blocked=blocked), ACT_DEFAULTS)
     assert act_shown.startswith("ok click e6 · 204 ms") and "blocked: 169.254.169.254" in act_shown
 
 
@@ -288,7 +306,9 @@ def test_a_batch_is_a_line_a_step_and_the_last_step_that_ran_says_all() -> None:
         "failed": 1,
         "skipped": 1,
     }
-    assert reply(result).splitlines() == [
+    forms: dict[str, Any] = {"click": {"reply": "act"}, "snapshot": {"reply": "snapshot"}}
+    forms["open"] = {"reply": "snapshot", "result_defaults": {"navigated": True}}
+    assert reply(result, kind="batch", forms=forms).splitlines() == [
         "1 ok open: t1 · A · http://x/a",
         "2 ok click e6 · 204 ms",
         "3 ok snapshot: t1 · A · http://x/a",
@@ -297,10 +317,12 @@ def test_a_batch_is_a_line_a_step_and_the_last_step_that_ran_says_all() -> None:
         "5 skipped type",
         "ran 4 of 5: 3 ok, 1 failed, 1 skipped",
     ]
-    assert failed_step(result) == "not_found"
+    assert failed_step(result, {"reply": "batch"}) == "not_found"
+    assert failed_step(result, {"reply": "fields"}) is None, "a batch's by its command only"
     result = dict(result, steps=result["steps"][:3], ran=3, failed=0, skipped=0)
-    assert reply(result).splitlines()[2:] == [
+    assert reply(result, kind="batch", forms=forms).splitlines()[2:] == [
         "3 ok snapshot: t1 · A · http://x/a",
         '- button "Go" [ref=e1]',
     ]
-    assert failed_step(result) is None and failed_step({"steps": []}) is None
+    assert failed_step(result, {"reply": "batch"}) is None
+    assert failed_step({"steps": []}, {"reply": "batch"}) is None

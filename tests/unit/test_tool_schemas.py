@@ -156,7 +156,8 @@ def test_each_providers_call_shape_is_read_and_answered_in_kind() -> None:
 
 
 def test_agent_text_keeps_the_snapshot_readable_and_the_rest_compact() -> None:
-    text = result_text({"tab": "t2", "title": None, "url": "u", "snapshot": "- a", "cut": 5})
+    page = {"tab": "t2", "title": None, "url": "u", "snapshot": "- a", "cut": 5}
+    text = result_text(page, "snapshot")
     assert text.splitlines() == ["# t2 · - · u", "- a"]
     assert result_text({"ok": True, "none": None}) == "ok: true"
     error = SteadyhandError(ErrorCode.TIMEOUT, "slow", "", {"retries": 2})

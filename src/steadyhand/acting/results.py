@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response
@@ -29,6 +29,7 @@ class PageResult(Result):
 
 
 class NavigationResult(PageResult):
+    REPLY: ClassVar[str] = "snapshot"
     status: int | None = Field(None, description="HTTP status of the main document")
     navigated: bool = True
     snapshot: str | None = Field(None, description="the page's interactive view, if asked for")
@@ -36,6 +37,8 @@ class NavigationResult(PageResult):
 
 class ActionResult(PageResult):
     """What an act command did: verified, with everything it caused."""
+
+    REPLY: ClassVar[str] = "act"
 
     ok: bool = True
     action: str

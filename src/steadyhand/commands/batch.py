@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -96,6 +96,7 @@ class StepOutcome(BaseModel):
 
 
 class BatchResult(Result):
+    REPLY: ClassVar[str] = "batch"
     steps: list[StepOutcome] = Field(description="each step's outcome, in order")
     ran: int
     ok: int

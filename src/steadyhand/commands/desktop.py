@@ -7,6 +7,7 @@ Refs look like `d7` and belong to the desktop, not to a browser tab.
 
 from __future__ import annotations
 
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import Field, JsonValue
@@ -72,6 +73,7 @@ class DesktopSnapshotParams(Params):
 
 
 class DesktopSnapshotResult(Result):
+    REPLY: ClassVar[str] = "snapshot"
     snapshot: str = Field(description="the tree as text; act on elements by their [ref=dN]")
     cached: list[int] = Field(
         default_factory=list,
@@ -94,6 +96,7 @@ class DesktopRefParams(Params):
 
 
 class DesktopActed(Result):
+    REPLY: ClassVar[str] = "desktop_act"
     ref: str
     transport: str = Field(
         description="what acted: atspi (the element's own interfaces), cdp (a Chromium or "

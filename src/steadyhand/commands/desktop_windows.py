@@ -8,7 +8,7 @@ so (`verified`) and what it read. X calls run on the desktop worker thread.
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -80,6 +80,7 @@ class WindowParams(Params):
 
 
 class WindowActedResult(Result):
+    REPLY: ClassVar[str] = "window"
     id: str
     action: str
     transport: str = Field(
@@ -169,6 +170,7 @@ class ClipboardParams(Params):
 
 
 class ClipboardText(Result):
+    REPLY: ClassVar[str] = "text"
     selection: str
     text: str = secret_field("its text (kept out of the action log); empty when it holds none")
     has_text: bool = Field(description="false: nothing was copied, or what was is not text")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
+from typing import ClassVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import JSHandle
@@ -79,6 +80,7 @@ class EvaluateParams(TabParams):
 
 
 class EvaluateResult(PageResult):
+    REPLY: ClassVar[str] = "evaluated"
     value: JsonValue = Field(description="the result as JSON; what JSON cannot hold as a string")
     type: str = Field(description="its JavaScript type: string, number, object, array, node, ...")
     truncated: bool = Field(False, description="value was too long: it is cut JSON text")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -27,6 +27,7 @@ class ExtractParams(TabParams):
 
 
 class ExtractResult(PageResult):
+    REPLY: ClassVar[str] = "text"
     kind: str
     text: str = Field(description="what was read as text; a table as a Markdown table")
     matched: int = Field(description="elements read: 1 for the page or a ref")

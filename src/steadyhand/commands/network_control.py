@@ -8,7 +8,7 @@ import asyncio
 import json
 import mimetypes
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
@@ -44,6 +44,7 @@ class RouteShown(Result):
 
 
 class RoutesResult(Result):
+    REPLY: ClassVar[str] = "text"
     routes: list[RouteShown] = Field(
         description="the session's routes, in the order they answer: the latest added first"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -31,6 +31,7 @@ class TraceParams(HistoryParams):
 
 
 class TraceResult(Result):
+    REPLY: ClassVar[str] = "text"
     session: str
     total: int = Field(description="actions the session ran")
     failed: int = Field(description="of those, how many failed")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -45,6 +45,7 @@ class ConsoleMessage(Result):
 
 
 class ConsoleResult(PageResult):
+    REPLY: ClassVar[str] = "text"
     messages: list[ConsoleMessage] = Field(description="oldest first")
     total: int = Field(description="how many matched before --limit")
     dropped: int = Field(description="older entries the log let go of (it keeps the last 500)")
@@ -112,6 +113,7 @@ class NetworkRequest(Result):
 
 
 class NetworkResult(PageResult):
+    REPLY: ClassVar[str] = "text"
     requests: list[NetworkRequest] = Field(description="oldest first")
     total: int = Field(description="how many matched before --limit")
     dropped: int = Field(description="older entries the log let go of (it keeps the last 500)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
@@ -64,6 +64,7 @@ class SnapshotParams(TabParams):
 
 
 class SnapshotResult(PageResult):
+    REPLY: ClassVar[str] = "snapshot"
     snapshot: str
     refs: int = Field(description="how many refs this text hands out")
     chars: int = Field(description="length of the whole snapshot, all parts together")
@@ -267,6 +268,7 @@ class Match(Result):
 
 
 class FindResult(PageResult):
+    REPLY: ClassVar[str] = "text"
     matches: list[Match]
     total: int = Field(description="how many matched before --limit")
     text: str = Field(description="the matches as snapshot lines, with their context")

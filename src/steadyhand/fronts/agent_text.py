@@ -9,6 +9,7 @@ message, then the hint.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -19,14 +20,21 @@ from steadyhand.fronts.cli_spec import result_defaults
 
 
 def result_text(data: Any, command: str | None = None) -> str:
-    """The text of one command's JSON result (`command`: its name, for its defaults)."""
-    known = COMMANDS.get(command or "")
-    steps = (
-        {name: result_defaults(c.result) for name, c in COMMANDS.items()}
-        if reply.is_batch(data)
-        else None
+    """The text of one command's JSON result (`command`: its name, for how it is written)."""
+    forms = command_forms()
+    form = forms.get(command or "")
+    return reply.render(
+        data, form, forms=forms if (form or {}).get("reply") == reply.BATCH else None
     )
-    return reply.render(data, result_defaults(known.result) if known else None, step_defaults=steps)
+
+
+@functools.cache
+def command_forms() -> dict[str, dict[str, Any]]:
+    """How each command's result is written, by name (as cli_spec.json has it)."""
+    return {
+        name: {"reply": c.result.REPLY, "result_defaults": result_defaults(c.result)}
+        for name, c in COMMANDS.items()
+    }
 
 
 def error_text(error: SteadyhandError) -> str:

@@ -414,7 +414,6 @@ def main(argv: list[str] | None = None) -> int:
             )
         settings = Settings.load()
         command = next(c for c in spec["commands"] if c["name"] == name)
-        defaults = command.get("result_defaults")
         run_here = RUN_HERE.get(name)
         if run_here is not None:
             result: Any = run_here(settings, args)
@@ -447,16 +446,17 @@ def main(argv: list[str] | None = None) -> int:
     if as_json:
         print(json.dumps({"ok": True, "result": result}))
     else:
-        print(reply.render(result, defaults, step_defaults=step_defaults(spec, result)))
-    failed = reply.failed_step(result)  # a batch exits as its first failed step would
+        print(reply.render(result, command, forms=step_forms(spec, command)))
+    failed = reply.failed_step(result, command)  # a batch exits as its first failed step would
     return 0 if failed is None else exit_code_for(failed)
 
 
-def step_defaults(spec: Spec, result: Any) -> dict[str, Any] | None:
-    """Every command's result defaults by name, for a batch's reply (None for others)."""
-    if not reply.is_batch(result):
+def step_forms(spec: Spec, command: Spec) -> dict[str, Any] | None:
+    """Every command's entry by name, for a batch's reply: how each step's result is
+    written (None for other commands)."""
+    if command.get("reply") != reply.BATCH:
         return None
-    return {c["name"]: c.get("result_defaults") for c in spec["commands"]}
+    return {c["name"]: c for c in spec["commands"]}
 
 
 def working_dir() -> str | None:

@@ -188,9 +188,8 @@ def printed(command: cli.Spec, answer: Any, as_json: bool) -> dict[str, Any]:
         if as_json:
             text = json.dumps({"ok": True, "result": result})
         else:
-            steps = cli.step_defaults(PARSERS.spec, result)
-            text = reply.render(result, command.get("result_defaults"), step_defaults=steps)
-        failed = reply.failed_step(result)  # a batch exits as its first failed step would
+            text = reply.render(result, command, forms=cli.step_forms(PARSERS.spec, command))
+        failed = reply.failed_step(result, command)  # a batch exits as its first failed step would
     except SteadyhandError as exc:
         return report(exc, as_json)
     except Exception as exc:

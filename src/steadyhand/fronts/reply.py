@@ -16,7 +16,12 @@ TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
     from typing import Any
 
-TEXT_BLOCKS = ("snapshot", "text")
+# How a result is written (wire.Result.REPLY, the table's `reply` in cli_spec.json).
+FIELDS, ACT, BATCH, DESKTOP_ACT, WINDOW, EVALUATED = (
+    *("fields", "act", "batch"),
+    *("desktop_act", "window", "evaluated"),
+)
+TEXT_BLOCKS = ("snapshot", "text")  # kinds whose field of that name is the reply's text
 # What happened to the session before the command ran: said even above a snapshot.
 NOTES = ("restored", "recovered", "approval", "held", "blocked")
 PAGE_KEYS = ("tab", "title", "url")
@@ -37,58 +42,64 @@ ACT_KEYS = frozenset(
 )
 # Shown as they are in a listed row, without their key.
 BARE_KEYS = ("name", "id", "ref", "status", "command", "outcome")
-# What a desktop action's result holds (commands/desktop.py DesktopActed).
-DESKTOP_ACT = frozenset({"ref", "transport", "action", "verified", "role", "name", "states"})
+# What a desktop action's status line says (commands/desktop.py DesktopActed).
+DESKTOP_ACT_KEYS = frozenset({"ref", "transport", "action", "verified", "role", "name", "states"})
 # JavaScript types a JSON value shows by itself (evaluate's `type` then says nothing more).
 JSON_TYPES = frozenset({"string", "number", "boolean", "null", "object", "array"})
 
 
 def render(
     result: Any,
-    defaults: dict[str, Any] | None = None,
+    form: dict[str, Any] | None = None,
     now: float | None = None,
-    step_defaults: dict[str, Any] | None = None,
+    forms: dict[str, Any] | None = None,
 ) -> str:
-    """The reply for one result. `defaults`: the result model's field defaults, left out
-    when a field still holds one; `now`: the clock ages are measured against;
-    `step_defaults`: every command's defaults by name, for a batch's steps."""
+    """The reply for one result. `form`: how its command's result is written, as the
+    command table says (its cli_spec entry): `reply`, the kind (wire.Result.REPLY;
+    "fields" when absent), and `result_defaults`, fields left out while they hold them;
+    `now`: the clock ages are measured against; `forms`: every command's by name, for a
+    batch's steps."""
     clock = time.time() if now is None else now
+    form = form or {}
+    kind = form.get("reply") or FIELDS
+    defaults = form.get("result_defaults") or {}
     if not isinstance(result, dict):  # no command answers so; as JSON, to lose nothing
         return _json(result)
-    if is_batch(result):
-        return _batch(result, clock, step_defaults or {})
-    text = _text_block(result, clock)
-    if text is not None:
-        return text
-    if "action" in result and "duration_ms" in result:
+    if kind == BATCH:
+        return _batch(result, clock, forms or {})
+    if kind in TEXT_BLOCKS:
+        text = _text_block(result, clock, kind)
+        if text is not None:  # else (a page load without its view): its fields
+            return text
+    if kind == ACT:
         return _act(result, clock)
-    if result.keys() >= DESKTOP_ACT:
+    if kind == DESKTOP_ACT:
         return _desktop_act(result, clock)
-    if isinstance(result.get("before"), dict) and isinstance(result.get("window"), dict):
-        result = dict(result, before=_changed(result["before"], result["window"]))
-    shown = _shown(result, defaults or {})
+    before, after = result.get("before"), result.get("window")  # (none once it is closed)
+    if kind == WINDOW and isinstance(before, dict) and isinstance(after, dict):
+        result = dict(result, before=_changed(before, after))
+    shown = _shown(result, defaults)
     lines = [_page_header(shown)] if "url" in shown and "tab" in shown else []
     shown = {k: v for k, v in shown.items() if not (lines and k in PAGE_KEYS)}
-    if {"value", "type"} <= result.keys():  # evaluate: the value as JSON says its type
+    if kind == EVALUATED:  # the value as JSON says its type
         shown = _evaluated(shown, result)
     for key, value in shown.items():
         lines.extend(_field(key, value, clock))
     return "\n".join(lines)
 
 
-def _text_block(result: dict[str, Any], clock: float) -> str | None:
+def _text_block(result: dict[str, Any], clock: float, block: str) -> str | None:
     """A snapshot, a log or a timeline is its own text, under the page's one-line header."""
-    for block in TEXT_BLOCKS:
-        if isinstance(result.get(block), str):
-            notes = notes_of(result, clock)
-            if "url" in result:  # a page's text; other texts (a timeline) stand alone
-                notes.insert(0, _page_header(result))
-            if result.get("navigated") is False:  # a page load's, with the page inline
-                notes.append("navigated: false")
-            if isinstance(result.get("status"), int) and result["status"] != 200:
-                notes.append(f"status: {result['status']}")
-            return "\n".join([*notes, result[block]])
-    return None
+    if not isinstance(result.get(block), str):
+        return None
+    notes = notes_of(result, clock)
+    if "url" in result:  # a page's text; other texts (a timeline) stand alone
+        notes.insert(0, _page_header(result))
+    if result.get("navigated") is False:  # a page load's, with the page inline
+        notes.append("navigated: false")
+    if isinstance(result.get("status"), int) and result["status"] != 200:
+        notes.append(f"status: {result['status']}")
+    return "\n".join([*notes, result[block]])
 
 
 def _page_header(result: dict[str, Any]) -> str:
@@ -128,27 +139,18 @@ def _evaluated(shown: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- batches
 
 
-def is_batch(result: Any) -> bool:
-    """A batch's result (commands/batch.py): its steps' outcomes and their counts."""
-    return (
-        isinstance(result, dict)
-        and isinstance(result.get("steps"), list)
-        and {"ran", "failed", "skipped"} <= result.keys()
-    )
-
-
-def failed_step(result: Any) -> str | None:
+def failed_step(result: Any, form: dict[str, Any] | None) -> str | None:
     """The error code of a batch's first failed step (the CLI exits as that error would),
-    or None."""
-    if not is_batch(result):
+    or None (`form`: the command's, as `render` takes it)."""
+    if (form or {}).get("reply") != BATCH or not isinstance(result, dict):
         return None
-    for step in result["steps"]:
+    for step in result.get("steps") or []:
         if isinstance(step, dict) and not step.get("ok") and isinstance(step.get("error"), dict):
             return str(step["error"].get("code") or "internal")
     return None
 
 
-def _batch(result: dict[str, Any], clock: float, defaults: dict[str, Any]) -> str:
+def _batch(result: dict[str, Any], clock: float, forms: dict[str, Any]) -> str:
     """A line a step: `2 ok click e3 · 120 ms`, `3 failed type: [stale_ref] ...` and its
     hint, `4 skipped click`; the last step that ran says all its reply (the page as the
     batch left it); the counts when not every step went well."""
@@ -166,7 +168,7 @@ def _batch(result: dict[str, Any], clock: float, defaults: dict[str, Any]) -> st
             if error.get("hint"):
                 lines.append(f"  hint: {error['hint']}")
         else:
-            text = render(step.get("result"), defaults.get(name), clock).splitlines() or [""]
+            text = render(step.get("result"), forms.get(name), clock).splitlines() or [""]
             first = text[0].removeprefix("# ")
             if first.startswith(f"ok {name}"):  # an act's status line names it already
                 lines.append(head + first)
@@ -238,7 +240,8 @@ def _desktop_act(result: dict[str, Any], clock: float) -> str:
         parts.append("tried: " + "; ".join(result["tried"]))
     parts.append("states: " + (", ".join(result["states"]) or "none"))
     parts.extend(notes_of(result, clock))
-    rest = {k: v for k, v in result.items() if k not in DESKTOP_ACT | {"value", "tried", *NOTES}}
+    said = DESKTOP_ACT_KEYS | {"value", "tried", *NOTES}
+    rest = {k: v for k, v in result.items() if k not in said}
     parts.extend(f"{k}={_inline(v)}" for k, v in rest.items() if not _empty(v))
     return " · ".join(parts)
 
