@@ -73,13 +73,33 @@ def test_the_declared_exception_classes_are_the_tables() -> None:
         and node.test.id == "TYPE_CHECKING"
         and any(isinstance(child, ast.ClassDef) for child in node.body)
     )
-    declared = [node.name for node in block.body if isinstance(node, ast.ClassDef)]
-    assert declared == [code.class_name for code in ErrorCode]
+    declared = {
+        node.name: ast.unparse(node.bases[0])
+        for node in block.body
+        if isinstance(node, ast.ClassDef)
+    }
+    assert list(declared) == [code.class_name for code in ErrorCode]
     for code in ErrorCode:
         cls = getattr(errors, code.class_name)
         assert cls is error_type(code) and cls.__doc__ == code.class_doc
         assert (cls.__module__, cls.__qualname__) == ("steadyhand.errors", code.class_name)
         assert issubclass(cls, SteadyhandError)
+        assert cls.__bases__[0].__name__ == declared[code.class_name], "mypy's view is the same"
+
+
+def test_codes_are_grouped_by_what_the_caller_does_next() -> None:
+    """A class for each exit code's group: catch one group, or the code's own class."""
+    for code in ErrorCode:
+        group = errors.GROUPS.get(code.exit_code)
+        cls = error_type(code)
+        assert cls.__bases__ == ((group,) if group else (SteadyhandError,)), code
+    made = SteadyhandError(ErrorCode.TIMEOUT, "slow")
+    assert isinstance(made, errors.CommandTimeoutError) and isinstance(made, errors.TryLaterError)
+    assert isinstance(errors.PageError(ErrorCode.STALE_REF, "gone"), errors.StaleRefError)
+    assert not isinstance(made, errors.PageError)
+    assert type(SteadyhandError(ErrorCode.INTERNAL, "bug")).__bases__ == (SteadyhandError,)
+    over_rpc = SteadyhandError.from_rpc_error(made.to_rpc_error())
+    assert type(over_rpc) is type(made), "a client gets the same class, group and all"
 
 
 def test_the_readme_lists_the_codes_of_the_table() -> None:
