@@ -166,9 +166,12 @@ class SteadyhandError(Exception):
         hint: str = "",
         data: dict[str, Any] | None = None,
     ) -> SteadyhandError:
-        # The code's own class when it is one of `cls`'s (SteadyhandError, or its group).
-        target = _BY_CODE.get(ErrorCode(code))
-        return super().__new__(target if target is not None and issubclass(target, cls) else cls)
+        # The code's own class when made as SteadyhandError or as its group's class; any
+        # other subclass (an act loop's signal) is itself, with its own arguments.
+        if cls is SteadyhandError or cls in GROUPS.values():
+            target = _BY_CODE.get(ErrorCode(code), cls)
+            return super().__new__(target if issubclass(target, cls) else cls)
+        return super().__new__(cls)
 
     def __init__(
         self,
