@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 from steadyhand.acting.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, file_path
+from steadyhand.config import write_private as write_private_file
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 
@@ -38,17 +37,10 @@ def make_private_dirs(directory: Path) -> None:
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Write `data` to `path` as a 0600 file, whole or not at all."""
+    """Write `data` to `path` as a 0600 file, whole or not at all, in 0700 directories
+    made as needed."""
     make_private_dirs(path.parent)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_private_file(path, data)
 
 
 async def save_private(path: Path, data: bytes) -> None:
