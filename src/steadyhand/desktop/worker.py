@@ -26,6 +26,8 @@ CALL_TIMEOUT_MS = 1_000  # libatspi's per-call D-Bus timeout (its default is 800
 # application hold the thread past the deadlines of the commands queued behind it.
 STARTUP_TIMEOUT_MS = CALL_TIMEOUT_MS
 MARGIN_S = 0.15
+# Work waits for at most this many already-arrived sources (events) to be dispatched first.
+CATCH_UP = 500
 
 
 class AtspiWorker:
@@ -38,6 +40,7 @@ class AtspiWorker:
         self._loop: Any = None  # GLib.MainLoop
         self._glib: Any = None
         self._lock = threading.Lock()
+        self._catching_up = False
 
     def _start(self) -> None:
         with self._lock:
@@ -82,14 +85,32 @@ class AtspiWorker:
 
         def run() -> bool:
             if future.set_running_or_notify_cancel():
+                self._catch_up()
                 try:
                     future.set_result(work())
                 except BaseException as exc:
                     future.set_exception(exc)
             return False  # once
 
-        self._glib.idle_add(run)
+        # At the events' own priority, not GLib's idle one: an application flooding the bus
+        # with events would otherwise hold every command back until its deadline.
+        self._glib.idle_add(run, priority=self._glib.PRIORITY_DEFAULT)
         return future
+
+    def _catch_up(self) -> None:
+        """Dispatch what has already arrived (the events a walk's reuse depends on) before
+        the work reads, up to CATCH_UP sources so that a flood cannot hold it back."""
+        if self._catching_up:  # a work item dispatched by another's catch-up
+            return
+        self._catching_up = True
+        try:
+            context = self._loop.get_context()
+            for _ in range(CATCH_UP):
+                if not context.pending():
+                    break
+                context.iteration(False)
+        finally:
+            self._catching_up = False
 
     async def run(self, work: Callable[[Deadline], T], deadline: float, doing: str) -> T:
         """`work(deadline)` on the AT-SPI thread, answered by `deadline` or a `timeout`.
