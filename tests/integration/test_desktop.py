@@ -217,7 +217,7 @@ def test_snapshot_reuses_a_walk_until_an_event_an_action_or_its_time(
         the app sends on its own between the two (late, under load) rightly spoils a pair."""
         first = d.call("desktop.snapshot", app=str(gtk_app))
         again = d.call("desktop.snapshot", app=str(gtk_app))
-        return again["cached"] == [gtk_app] and again["snapshot"] == first["snapshot"]
+        return bool(again["cached"] == [gtk_app] and again["snapshot"] == first["snapshot"])
 
     assert wait_until(reused, 10)
     assert d.call("desktop.snapshot", app=str(gtk_app), fresh=True)["cached"] == []
