@@ -20,10 +20,10 @@ postgresql:
 	@scripts/ensure-postgresql
 
 # The `steadyhand` command as a launcher that starts Python without `site` and relays the
-# call to the daemon (fronts/cli_relay.py): a call then costs about a bare interpreter's
+# call to the daemon (fronts/cli/relay.py): a call then costs about a bare interpreter's
 # start. It replaces pip's console script, so it follows every (re)install.
-$(LAUNCHER): $(STAMP) src/steadyhand/fronts/cli_relay.py
-	@$(PY) -m steadyhand.fronts.cli_relay $(VENV)/bin/steadyhand
+$(LAUNCHER): $(STAMP) src/steadyhand/fronts/cli/relay.py
+	@$(PY) -m steadyhand.fronts.cli.relay $(VENV)/bin/steadyhand
 	@touch $@
 
 # Byte-compile our sources: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
@@ -49,7 +49,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 spec: $(STAMP)
-	$(PY) -m steadyhand.fronts.cli_spec
+	$(PY) -m steadyhand.fronts.cli.spec
 	$(PY) -m steadyhand.client_stubs
 
 bench: $(STAMP) chromium postgresql compile

@@ -5,7 +5,7 @@ with its own samples of the floor, `python -I -S -c pass` (this interpreter):
 
   hot    a daemon serving the form fixture: `steadyhand daemon status`, `snapshot` and
          `click` as whole CLI processes (`steadyhand` beside this interpreter, what users
-         run), the reference CLI (`python -m steadyhand.fronts.cli`), one JSON-RPC round
+         run), the reference CLI (`python -m steadyhand.fronts.cli.main`), one JSON-RPC round
          trip from this process (rpc), the command on an engine in this process (inproc),
          a stale ref refused over RPC; and agent-browser's native CLI on the same page
          (`get url`, `snapshot`, `click`) when it is installed.
@@ -45,13 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from steadyhand import rpc_client
-from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import find_chromium
 from steadyhand.engine.engine import Engine
 from steadyhand.errors import SteadyhandError
 from steadyhand.execute.run import execute
+from steadyhand.runtime import Runtime
 from steadyhand.snapshot import page_model
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
@@ -98,7 +98,7 @@ def cli_argv() -> list[str]:
 
 
 FLOOR_ARGV = [sys.executable, "-I", "-S", "-c", "pass"]
-REFERENCE_ARGV = [sys.executable, "-m", "steadyhand.fronts.cli"]
+REFERENCE_ARGV = [sys.executable, "-m", "steadyhand.fronts.cli.main"]
 
 
 # ---------------------------------------------------------------- agent-browser

@@ -1,7 +1,7 @@
 """What importing the CLI's modules costs, this tree beside another build's, interleaved.
 
-The launcher agents run imports builtins only (fronts/cli_relay.py); the reference CLI
-(`python -m steadyhand.fronts.cli`: help, --stdin, no daemon yet) and every front import
+The launcher agents run imports builtins only (fronts/cli/relay.py); the reference CLI
+(`python -m steadyhand.fronts.cli.main`: help, --stdin, no daemon yet) and every front import
 these. Each sample is a new interpreter under `-X importtime`; the two trees alternate so
 machine noise hits both alike. Prints medians of each module's cumulative and own import
 time, the whole process beside a bare interpreter's, and the ratio after/before; asserts
@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent / "src"
-TOP = "steadyhand.fronts.cli"
+TOP = "steadyhand.fronts.cli.main"
 # Modules of the CLI's path, each under either of its names (rpc_client moved in issue 21).
 WATCHED = (
-    ("steadyhand.fronts.cli",),
+    ("steadyhand.fronts.cli.main",),
     ("steadyhand.rpc_client", "steadyhand.fronts.rpc_client"),
     ("steadyhand.config",),
     ("steadyhand.errors",),

@@ -538,7 +538,7 @@ def report_parallel(r: Results, actions: int) -> dict[str, Any]:
         "level (snapshot/type/click cycle, acts with changes=False); ms"
     )
     print(
-        f"  {'agents':>6}{'actions':>9}{'p50':>8}{'p95':>8}{'x p50':>8}{'actions/s':>11}"
+        f"  {'agents':>6}{'actions':>9}{'p50':>8}{'p95':>8}{'x p50':>8}{'act/s':>11}"
         f"   p50 snapshot / type / click"
     )
     base = median(ms for _, ms in r.actions[PARALLEL_LEVELS[0]])

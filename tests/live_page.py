@@ -1,4 +1,4 @@
-"""A person's browser on the live view (fronts/live_app.py), for the tests that drive it."""
+"""A person's browser on the live view (fronts/http/live_app.py), for the tests that drive it."""
 
 from __future__ import annotations
 

@@ -1,3 +1,3 @@
-from steadyhand.fronts.cli_relay import main
+from steadyhand.fronts.cli.relay import main
 
 raise SystemExit(main())

@@ -9,7 +9,7 @@ the whole tool list with every turn, so each group costs on every turn (README's
 (a popup or another tab is reached by the `tab` option every tool takes).
 
 Standard library only: `steadyhand mcp` reads its groups before the SDK and the command
-table have loaded (fronts/mcp_stdio.py answers the tool list from its cache meanwhile).
+table have loaded (fronts/mcp/stdio.py answers the tool list from its cache meanwhile).
 """
 
 from __future__ import annotations

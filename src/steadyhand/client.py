@@ -41,7 +41,7 @@ from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 if TYPE_CHECKING:
-    from steadyhand.call import Runtime
+    from steadyhand.runtime import Runtime
 
 T = TypeVar("T")
 
@@ -101,7 +101,7 @@ class LocalBackend:
     async def _start(self) -> Runtime:
         async with self._lock:
             if self._runtime is None:
-                from steadyhand.runtime import open_runtime
+                from steadyhand.startup import open_runtime
 
                 self._runtime = await open_runtime(self.settings)
             return self._runtime

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import os
     from typing import Literal
 
-    from steadyhand.acting.results import ActionResult, NavigationResult, PageResult
+    from steadyhand.act.results import ActionResult, NavigationResult, PageResult
     from steadyhand.commands.approvals import ApprovalGranted, ApprovalInfo, ApprovalList
     from steadyhand.commands.batch import BatchResult, Step
     from steadyhand.commands.desktop import (

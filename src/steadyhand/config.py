@@ -154,7 +154,7 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     ("watchdog", "bool", True, "dismiss known interruptions before acting"),
     ("watchdog_patterns", "str", "", "a JSON file of extra watchdog patterns"),
     # A fixed banner no pattern knows, over the target after a try: its one accept or close
-    # control is clicked (actions/cover.py says when).
+    # control is clicked (act/cover.py says when).
     (
         "watchdog_generic_banners",
         "bool",
@@ -536,7 +536,7 @@ class Settings:
         """Defaults < TOML file < environment < explicit overrides.
 
         `environ` stands for this process's environment: the daemon loads a relayed CLI
-        call's settings from the caller's (fronts/cli_host.py).
+        call's settings from the caller's (fronts/cli/host.py).
         """
         env_vars = os.environ if environ is None else environ
         values: dict[str, Any] = {}

@@ -21,12 +21,12 @@ from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import SteadyhandError
 from steadyhand.observe.log import configure as configure_logging
-from steadyhand.runtime import open_runtime
+from steadyhand.startup import open_runtime
 
 if TYPE_CHECKING:
-    from steadyhand.call import Runtime
     from steadyhand.engine.engine import Engine
     from steadyhand.leasing import SessionLeases
+    from steadyhand.runtime import Runtime
     from steadyhand.store.base import Store
 
 log = logging.getLogger("steadyhand.daemon")

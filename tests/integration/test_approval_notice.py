@@ -27,7 +27,7 @@ NOTICE = re.compile(
     r"waiting for approval ([0-9a-f]{6}) \((.*)\): "
     r"steadyhand approve \1 \| steadyhand deny \1"
 )
-REFERENCE = "import sys; from steadyhand.fronts.cli import main; sys.exit(main(sys.argv[1:]))"
+REFERENCE = "import sys; from steadyhand.fronts.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ def test_fill_pairs_and_relative_screenshot_path(daemon: Daemon, site: str, tmp_
 
 HOT_PATH_PROBE = """
 import sys, json
-from steadyhand.fronts import cli
+from steadyhand.fronts.cli import main as cli
 code = cli.main(["daemon", "status", "--json"])
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in (
     "playwright", "pydantic", "greenlet",  # the engine's

@@ -1,5 +1,5 @@
 """The CLI's fast path against a daemon: a relayed call prints what the reference CLI
-(`python -m steadyhand.fronts.cli`) prints, byte for byte, with the same exit code."""
+(`python -m steadyhand.fronts.cli.main`) prints, byte for byte, with the same exit code."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.fronts import cli_relay
+from steadyhand.fronts.cli import relay as cli_relay
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
-REFERENCE = [sys.executable, "-m", "steadyhand.fronts.cli"]
+REFERENCE = [sys.executable, "-m", "steadyhand.fronts.cli.main"]
 TABS = '{"command": "tabs"}'
 CLICK_NOWHERE = '{"command": "click", "params": {"ref": "e99999"}}'
 

@@ -24,7 +24,7 @@ from tests.integration.test_mcp import stdio_mcp, text_of
 pytestmark = pytest.mark.integration
 
 G = "gauntlet"
-REFERENCE = "import sys; from steadyhand.fronts.cli import main; sys.exit(main(sys.argv[1:]))"
+REFERENCE = "import sys; from steadyhand.fronts.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 @dataclass

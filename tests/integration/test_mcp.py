@@ -27,8 +27,8 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from steadyhand.caps import select_caps
 from steadyhand.commands.table import tool_name
+from steadyhand.fronts.agent.tools import agent_commands
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
-from steadyhand.fronts.tools import agent_commands
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, wait_until
 

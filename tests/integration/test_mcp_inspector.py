@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from steadyhand.commands.table import tool_name
-from steadyhand.fronts.tools import agent_commands
+from steadyhand.fronts.agent.tools import agent_commands
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 from tests.integration.test_mcp import http_mcp

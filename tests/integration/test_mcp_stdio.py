@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from steadyhand.fronts.mcp_stdio import CACHE_NAME
-from steadyhand.fronts.tools import agent_commands
+from steadyhand.fronts.agent.tools import agent_commands
+from steadyhand.fronts.mcp.stdio import CACHE_NAME
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.fronts.cli import SPEC_PATH
+from steadyhand.fronts.cli.main import SPEC_PATH
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import CliRun, Daemon, wait_until
 from tests.desktop_env import APPS, gtk3_form

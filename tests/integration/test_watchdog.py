@@ -14,9 +14,9 @@ import pytest
 from playwright.async_api import ElementHandle, Page, async_playwright
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.cover import dismiss_cover
-from steadyhand.actions.watchdog import Pattern, builtin_patterns, load_patterns, sweep
-from steadyhand.actions.watchdog_patterns import parse_selector
+from steadyhand.act.cover import dismiss_cover
+from steadyhand.act.watchdog import Pattern, builtin_patterns, load_patterns, sweep
+from steadyhand.act.watchdog_patterns import parse_selector
 from steadyhand.config import Settings
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.snapshot.lookup import find_ref

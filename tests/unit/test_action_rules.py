@@ -7,8 +7,8 @@ import random
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.actions.locators import parse
-from steadyhand.actions.retry import (
+from steadyhand.act.locators import parse
+from steadyhand.act.retry import (
     JITTER_S,
     MAX_BACKOFF_S,
     MIN_TRY_MS,
@@ -17,7 +17,7 @@ from steadyhand.actions.retry import (
     classify,
     try_budget_ms,
 )
-from steadyhand.actions.verify import Unverified, check_selected, check_value
+from steadyhand.act.verify import Unverified, check_selected, check_value
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 

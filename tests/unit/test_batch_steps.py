@@ -10,7 +10,7 @@ import pytest
 
 from steadyhand.commands.batch import Step, plan
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts.cli import load_spec, steps_from
+from steadyhand.fronts.cli.main import load_spec, steps_from
 from steadyhand.rpc_client import reply_wait_s
 from tests.conftest import make_settings
 

@@ -13,10 +13,10 @@ import pytest
 from steadyhand.caps import CAPS, default_caps, select_caps
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import tools as tools_front
-from steadyhand.fronts.mcp_stdio import request_key
-from steadyhand.fronts.mcp_tools import tools as mcp_tools
-from steadyhand.fronts.tools import agent_commands, flat_tool, granular_tools, to_command
+from steadyhand.fronts.agent import tools as tools_front
+from steadyhand.fronts.agent.tools import agent_commands, flat_tool, granular_tools, to_command
+from steadyhand.fronts.mcp.stdio import request_key
+from steadyhand.fronts.mcp.tools import tools as mcp_tools
 
 # The tools each group adds (agents' commands only: approve, deny, daemon.stop and
 # extension.pair are never offered).

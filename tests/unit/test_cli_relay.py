@@ -15,14 +15,16 @@ import pytest
 import steadyhand
 from steadyhand.config import Settings, default_config_file
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import cli, cli_errors, cli_relay
+from steadyhand.fronts.cli import errors as cli_errors
+from steadyhand.fronts.cli import main as cli
+from steadyhand.fronts.cli import relay as cli_relay
 
 SRC = str(Path(steadyhand.__file__).resolve().parent.parent)
 IMPORT_PROBE = f"""
 import sys
 before = set(sys.modules)
 sys.path.insert(0, {SRC!r})
-import steadyhand.fronts.cli_relay
+import steadyhand.fronts.cli.relay
 print(" ".join(sorted(set(sys.modules) - before)))
 """
 
@@ -32,7 +34,12 @@ def test_the_relay_imports_builtin_modules_only() -> None:
         [sys.executable, "-S", "-c", IMPORT_PROBE], capture_output=True, text=True, check=True
     )
     loaded = set(done.stdout.split())
-    ours = {"steadyhand", "steadyhand.fronts", "steadyhand.fronts.cli_relay"}
+    ours = {
+        "steadyhand",
+        "steadyhand.fronts",
+        "steadyhand.fronts.cli",
+        "steadyhand.fronts.cli.relay",
+    }
     assert loaded - ours <= {"_json", "_socket", "__future__"}, loaded
 
 
@@ -236,7 +243,7 @@ def test_the_launcher_runs_the_relay_without_site(tmp_path: Path) -> None:
         [str(launcher), "daemon", "status"], capture_output=True, text=True, env=env, check=False
     )
     reference = subprocess.run(
-        [sys.executable, "-m", "steadyhand.fronts.cli", "daemon", "status"],
+        [sys.executable, "-m", "steadyhand.fronts.cli.main", "daemon", "status"],
         capture_output=True,
         text=True,
         env=env,

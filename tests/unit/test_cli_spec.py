@@ -8,7 +8,8 @@ import pytest
 
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts import cli, cli_spec
+from steadyhand.fronts.cli import main as cli
+from steadyhand.fronts.cli import spec as cli_spec
 
 
 def test_committed_spec_matches_the_command_table() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import assert_type
 
 from steadyhand import Client, LocalClient, SyncClient
-from steadyhand.acting.results import ActionResult, NavigationResult
+from steadyhand.act.results import ActionResult, NavigationResult
 from steadyhand.commands.snapshots import SnapshotResult
 from steadyhand.commands.tabs import TabList
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from steadyhand.caps import CAPS
 from steadyhand.commands import COMMANDS
+from steadyhand.fronts.agent.tools import agent_commands
 from steadyhand.fronts.approver import DECIDING
 from steadyhand.fronts.schema import AGENT_HIDDEN
-from steadyhand.fronts.tools import agent_commands
 
 
 def having(trait: str) -> set[str]:

@@ -16,7 +16,7 @@ from steadyhand.config import Settings, event_kinds
 from steadyhand.desktop.events import DesktopEvents, EventLog, classify, kinds_of, matches
 from steadyhand.desktop.worker import AtspiWorker
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts.cli import StreamLines
+from steadyhand.fronts.cli.main import StreamLines
 from steadyhand.fronts.reply import event_line
 from steadyhand.webhook import Webhook
 from tests.webhook_receiver import Hook

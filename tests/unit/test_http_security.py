@@ -12,7 +12,7 @@ import pytest
 
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.http_security import (
+from steadyhand.fronts.http.security import (
     BodyTooLarge,
     Guard,
     Message,

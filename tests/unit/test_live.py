@@ -11,8 +11,8 @@ import pytest
 from steadyhand.commands import COMMANDS
 from steadyhand.desktop import see
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import live_auth
-from steadyhand.fronts.live_auth import COOKIE, Logins
+from steadyhand.fronts.http import live_auth
+from steadyhand.fronts.http.live_auth import COOKIE, Logins
 from steadyhand.live import feed as feed_module
 from steadyhand.live.feed import Feed
 from steadyhand.live.remote_input import Click, Key, Pointer, Text, parse_events

@@ -14,9 +14,9 @@ from steadyhand.caps import ALL, select_caps
 from steadyhand.commands import Command
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.mcp import INSTRUCTIONS
-from steadyhand.fronts.mcp_tools import SHARED, error_result, tool_result, tools
-from steadyhand.fronts.tools import agent_commands
+from steadyhand.fronts.agent.tools import agent_commands
+from steadyhand.fronts.mcp.server import INSTRUCTIONS
+from steadyhand.fronts.mcp.tools import SHARED, error_result, tool_result, tools
 
 OFFERED = agent_commands(ALL)
 WITH_OUTPUT = {tool.name: tool for tool in tools(select_caps(ALL), output_schemas=True)}

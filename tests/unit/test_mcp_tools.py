@@ -11,7 +11,7 @@ from mcp import types
 from steadyhand.commands import COMMANDS
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.mcp_tools import error_result, tool_result, tools
+from steadyhand.fronts.mcp.tools import error_result, tool_result, tools
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 

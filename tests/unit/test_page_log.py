@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from steadyhand.actions.conditions import url_matcher
+from steadyhand.act.conditions import url_matcher
 from steadyhand.engine.page_log import ConsoleEntry, PageLog
 from steadyhand.redact import REDACTED, redact_url
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.errors import ErrorCode
-from steadyhand.fronts.cli import FRONTS, build_parser, load_spec, relevant_commands
+from steadyhand.fronts.cli.main import FRONTS, build_parser, load_spec, relevant_commands
 
 SKILL = Path(__file__).parents[2] / "SKILL.md"
 

@@ -10,9 +10,8 @@ import pytest
 
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.agent_text import error_text, result_text
-from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema, walk_keys
-from steadyhand.fronts.tools import (
+from steadyhand.fronts.agent.text import error_text, result_text
+from steadyhand.fronts.agent.tools import (
     FORMATS,
     flat_tool,
     parse_call,
@@ -21,6 +20,7 @@ from steadyhand.fronts.tools import (
     to_command,
     tool_schemas,
 )
+from steadyhand.fronts.schema import AGENT_HIDDEN, params_schema, walk_keys
 
 COMBINATORS = {"anyOf", "oneOf", "allOf", "$ref", "$defs"}
 

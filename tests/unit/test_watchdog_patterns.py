@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from steadyhand.actions.watchdog import Pattern, builtin_patterns, load_patterns
-from steadyhand.actions.watchdog_patterns import (
+from steadyhand.act.watchdog import Pattern, builtin_patterns, load_patterns
+from steadyhand.act.watchdog_patterns import (
     KINDS,
     Alternative,
     check_pattern,

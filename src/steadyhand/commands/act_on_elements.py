@@ -1,7 +1,7 @@
 """Commands that act on elements: click, type, fill, press, select, check, uncheck, hover, drag.
 
 Each takes a ref (`e12`) or a locator (`role=button[name="Save"]`, `text=Save`, ...), and
-runs as tries of precondition -> act -> verify inside `Act` (see steadyhand/acting/loop.py).
+runs as tries of precondition -> act -> verify inside `Act` (see steadyhand/act/loop.py).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect
 from pydantic import Field
 
-from steadyhand.acting.loop import Act, Aim
-from steadyhand.acting.results import ActionResult
-from steadyhand.actions.resolve import NAVIGATED
-from steadyhand.actions.retry import Retryable
-from steadyhand.actions.verify import (
+from steadyhand.act.loop import Act, Aim
+from steadyhand.act.resolve import NAVIGATED
+from steadyhand.act.results import ActionResult
+from steadyhand.act.retry import Retryable
+from steadyhand.act.verify import (
     CHECKED_JS,
     HOVERED_JS,
     SELECTED_JS,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, JsonValue
 
-from steadyhand.acting.results import TabInfo, tab_infos
+from steadyhand.act.results import TabInfo, tab_infos
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import Params, Result, command, file_path, positional

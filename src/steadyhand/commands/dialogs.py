@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, positional
 

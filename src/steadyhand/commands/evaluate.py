@@ -10,8 +10,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import JSHandle
 from pydantic import Field, JsonValue
 
-from steadyhand.acting.results import PageResult, page_result
-from steadyhand.actions.resolve import element
+from steadyhand.act.resolve import element
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.engine import playwright_errors

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
-from steadyhand.actions.extract import Kind, read_element, read_page, read_selector
-from steadyhand.actions.resolve import element
+from steadyhand.act.extract import Kind, read_element, read_page, read_selector
+from steadyhand.act.resolve import element
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, positional
 from steadyhand.errors import ErrorCode, SteadyhandError

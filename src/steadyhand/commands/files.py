@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from steadyhand.acting.loop import Act
-from steadyhand.acting.results import ActionResult
-from steadyhand.actions.verify import FILES_JS, Unverified
+from steadyhand.act.loop import Act
+from steadyhand.act.results import ActionResult
+from steadyhand.act.verify import FILES_JS, Unverified
 from steadyhand.call import Call
 from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams, click_once
 from steadyhand.commands.table import GateRule, command, positional

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.pdf import save_private
 from steadyhand.commands.table import TabParams, command, file_path

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from steadyhand.acting.results import TabInfo, tab_infos
+from steadyhand.act.results import TabInfo, tab_infos
 from steadyhand.call import Call
 from steadyhand.commands.recordings import save_recordings
 from steadyhand.commands.table import Params, Result, command, positional

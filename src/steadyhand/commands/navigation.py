@@ -8,7 +8,7 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
-from steadyhand.acting.results import NavigationResult, navigation_result
+from steadyhand.act.results import NavigationResult, navigation_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, TabParams, command, positional
 from steadyhand.engine import playwright_errors

@@ -11,9 +11,7 @@ from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from steadyhand.acting.loop import Act
-from steadyhand.acting.results import ActionResult, PageResult, page_result
-from steadyhand.actions.conditions import (
+from steadyhand.act.conditions import (
     Condition,
     HandbackCondition,
     LoadCondition,
@@ -24,6 +22,8 @@ from steadyhand.actions.conditions import (
     UrlCondition,
     UrlMatch,
 )
+from steadyhand.act.loop import Act
+from steadyhand.act.results import ActionResult, PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.act_on_elements import ActParams
 from steadyhand.commands.table import Result, TabParams, command, positional

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Result, TabParams, command
 from steadyhand.engine.page_log import LEVELS, ConsoleEntry, NetworkEntry

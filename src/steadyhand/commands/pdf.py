@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from steadyhand.acting.results import PageResult, page_result
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, file_path
 from steadyhand.config import write_private as write_private_file

@@ -8,8 +8,8 @@ from pathlib import Path
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
-from steadyhand.actions.resolve import element
+from steadyhand.act.resolve import element
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Result, TabParams, command, file_path
 from steadyhand.engine import playwright_errors

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
-from steadyhand.actions.resolve import resolve_entry
+from steadyhand.act.resolve import resolve_entry
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Result, TabParams, command, positional
 from steadyhand.engine.session import Tab

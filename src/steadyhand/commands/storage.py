@@ -14,7 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import Field
 
-from steadyhand.acting.results import PageResult, page_result
+from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, TabParams, command, positional, secret_field
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line

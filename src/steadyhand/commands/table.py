@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from steadyhand.call import Call
 from steadyhand.caps import CAPS, CORE
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.wire import (  # the models and markers every command is declared with
+from steadyhand.models import (  # the models and markers every command is declared with
     Params,
     Result,
     TabParams,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from steadyhand.acting.results import (
+from steadyhand.act.results import (
     NavigationResult,
     PageResult,
     TabInfo,

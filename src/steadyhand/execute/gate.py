@@ -28,9 +28,9 @@ from urllib.parse import urljoin
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from steadyhand.actions.locators import parse as parse_locator
-from steadyhand.actions.locators import to_locator
-from steadyhand.actions.resolve import element
+from steadyhand.act.locators import parse as parse_locator
+from steadyhand.act.locators import to_locator
+from steadyhand.act.resolve import element
 from steadyhand.approvals.policy import Element, Form, Policy
 from steadyhand.approvals.registry import DENIED, EXPIRED, Decision
 from steadyhand.call import Call

@@ -1,4 +1,4 @@
-"""The `live.*` requests: what the live view (fronts/live_app.py) asks of the runtime.
+"""The `live.*` requests: what the live view (fronts/http/live_app.py) asks of the runtime.
 
 They are not commands of the table: they are a person's view of the agent's work, not
 tools for the agent, and they write no action-log rows (the takeover and hand-back that
@@ -24,10 +24,10 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import asdict
 from typing import Any
 
-from steadyhand.call import Runtime
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.live.remote_input import forward, parse_events
+from steadyhand.runtime import Runtime
 from steadyhand.snapshot.labels import labels_for
 from steadyhand.snapshot.take import take
 from steadyhand.vault import mask_data

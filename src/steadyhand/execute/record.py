@@ -11,11 +11,12 @@ import asyncio
 import time
 from typing import Any
 
-from steadyhand.call import Call, Runtime
+from steadyhand.call import Call
 from steadyhand.commands import Command
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.observe.log import action_logged
 from steadyhand.redact import SecretName, redact
+from steadyhand.runtime import Runtime
 from steadyhand.store.base import ArtifactFile
 from steadyhand.vault import NAME, mask_data, mask_text
 

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.evidence import evidence_screenshot
-from steadyhand.call import Call, Runtime
+from steadyhand.act.evidence import evidence_screenshot
+from steadyhand.call import Call
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.table import validated
 from steadyhand.engine import playwright_errors
@@ -29,6 +29,7 @@ from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError, first_line
 from steadyhand.execute import record as recording
 from steadyhand.execute.gate import gate
+from steadyhand.runtime import Runtime
 from steadyhand.vault import mask_data, mask_error, mask_text
 
 log = logging.getLogger("steadyhand.execute")

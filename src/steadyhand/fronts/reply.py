@@ -31,7 +31,7 @@ YEAR_2001 = 1e9  # a number under an epoch key that is smaller is not a time (a 
 DAY_S = 86400
 # Counts whose zero only says that nothing went wrong (their models have no default).
 QUIET_ZEROS = frozenset({"recoveries", "failed", "images_inlined", "images_left_out"})
-# What every act result holds (acting/results.py ActionResult); a command's own fields
+# What every act result holds (act/results.py ActionResult); a command's own fields
 # (scroll's positions) follow the status line's standard parts.
 ACT_KEYS = frozenset(
     {

@@ -3,7 +3,7 @@
 Methods are the command table's names (`snapshot`, `tab.new`, ...); params are the
 command's params object. Errors carry the taxonomy code and hint in `error.data`.
 
-`cli.run` is the CLI's own request: argv in, what the CLI prints out (fronts/cli_host.py).
+`cli.run` is the CLI's own request: argv in, what the CLI prints out (fronts/cli/host.py).
 
 An array of requests (a JSON-RPC batch) runs its requests in order, one after another,
 and is answered with one array. The `batch` command runs commands in order too, and stops
@@ -29,12 +29,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from steadyhand.call import Runtime
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.execute import live
 from steadyhand.execute.run import execute
-from steadyhand.fronts import cli_host
 from steadyhand.fronts.approver import check_peer
+from steadyhand.fronts.cli import host as cli_host
+from steadyhand.runtime import Runtime
 from steadyhand.vault import mask_error
 
 log = logging.getLogger("steadyhand.rpc")

@@ -6,6 +6,6 @@
 - takeover.py: a session a person took over (the agent's acts get `session_paused`);
 - remote_input.py: the person's clicks and keys, forwarded to the tab through CDP;
 - state.py: what the runtime keeps of all this (Runtime.live);
-- the `live.*` requests the fronts send are answered by execute/live.py (fronts/live_app.py
+- the `live.*` requests the fronts send are answered by execute/live.py (fronts/http/live_app.py
   serves the page).
 """

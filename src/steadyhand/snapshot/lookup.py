@@ -19,7 +19,7 @@ _ELEMENT = re.compile(
 )
 
 
-# How a locator starts (actions/locators.py reads the rest).
+# How a locator starts (act/locators.py reads the rest).
 LOCATOR_PREFIXES = ("role", "text", "label", "placeholder", "testid", "css", "xpath")
 
 

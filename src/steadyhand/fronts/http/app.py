@@ -3,10 +3,10 @@
 The body is the command's params as a JSON object (empty = {}); the answer is
 `{"ok": true, "result": ...}` or `{"ok": false, "error": {code, message, hint, data}}` with
 the code's HTTP status (errors.py). `GET /v1/health` is the daemon's status and
-`GET /openapi.json` the OpenAPI document (fronts/openapi.py), `GET /metrics` the daemon's
+`GET /openapi.json` the OpenAPI document (fronts/http/openapi.py), `GET /metrics` the daemon's
 metrics in Prometheus' text format (observe/metrics.py); `/` is the live view, a page
-for people (fronts/live_app.py). Every route is behind the Guard
-(fronts/http_security.py): the bearer token (or the live view's login), CSRF and Host
+for people (fronts/http/live_app.py). Every route is behind the Guard
+(fronts/http/security.py): the bearer token (or the live view's login), CSRF and Host
 checks, the body cap.
 """
 
@@ -27,19 +27,19 @@ from starlette.routing import Route
 from steadyhand.client import Backend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts import openapi
 from steadyhand.fronts.approver import HEADER as APPROVER_HEADER
 from steadyhand.fronts.approver import check_http
 from steadyhand.fronts.approver import token_path as approver_token_path
-from steadyhand.fronts.http_security import (
+from steadyhand.fronts.http import openapi
+from steadyhand.fronts.http.live_app import live_routes
+from steadyhand.fronts.http.live_auth import Logins
+from steadyhand.fronts.http.security import (
     ASGIApp,
     BodyTooLarge,
     Guard,
     load_or_create_token,
     too_large,
 )
-from steadyhand.fronts.live_app import live_routes
-from steadyhand.fronts.live_auth import Logins
 from steadyhand.observe.metrics import prometheus_text
 
 log = logging.getLogger("steadyhand.http")

@@ -1,6 +1,6 @@
 """The daemon's end of the CLI's fast path (`cli.run`): parse argv, run, print, as cli.main.
 
-A relayed call (fronts/cli_relay.py) brings argv, the caller's working directory, its
+A relayed call (fronts/cli/relay.py) brings argv, the caller's working directory, its
 STEADYHAND_* variables and config file, its state dir (absolute), its terminal width and
 whether its stderr is a terminal. This module makes from them what cli.main would have
 printed in the caller's process: the same parser (cached here), the caller's settings,
@@ -25,12 +25,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from steadyhand.call import Runtime
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts import cli, reply
-from steadyhand.fronts.cli_errors import error_lines
+from steadyhand.fronts import reply
+from steadyhand.fronts.cli import main as cli
+from steadyhand.fronts.cli.errors import error_lines
 from steadyhand.rpc_client import reply_wait_s
+from steadyhand.runtime import Runtime
 
 log = logging.getLogger("steadyhand.cli")
 
@@ -58,7 +59,7 @@ class RelayedCall:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
                 f"cli.run needs argv, cwd, env, config, state_dir, columns, tty: {exc}",
-                "cli.run is the CLI's own request (fronts/cli_relay.py)",
+                "cli.run is the CLI's own request (fronts/cli/relay.py)",
             ) from exc
         if not (os.path.isabs(self.cwd) and self.config.is_absolute()):
             raise SteadyhandError(ErrorCode.BAD_REQUEST, "cli.run needs absolute paths")

@@ -35,7 +35,7 @@ from playwright.async_api import ElementHandle, JSHandle, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.actions.watchdog_patterns import (
+from steadyhand.act.watchdog_patterns import (
     Pattern,
     builtin_patterns,
     compile_pattern,

@@ -28,7 +28,7 @@ from steadyhand import __version__
 from steadyhand.caps import CAPS_HELP, caps_text, select_caps
 from steadyhand.config import Settings, check_session_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts.http_security import network_options
+from steadyhand.fronts.http.security import network_options
 
 if TYPE_CHECKING:
     from mcp import types
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from steadyhand.client import Backend
-    from steadyhand.fronts.mcp_sessions import Owner
-    from steadyhand.fronts.mcp_stdio import Lines, Wire
+    from steadyhand.fronts.mcp.sessions import Owner
+    from steadyhand.fronts.mcp.stdio import Lines, Wire
 
 log = logging.getLogger("steadyhand.mcp")
 # What serving needs beyond this module, imported when serving starts: the SDK and the
@@ -47,9 +47,9 @@ SERVER_MODULES = (
     "mcp.server.lowlevel",
     "mcp.server.stdio",
     "steadyhand.client",
-    "steadyhand.fronts.mcp_sessions",
-    "steadyhand.fronts.mcp_tools",
-    "steadyhand.fronts.tools",
+    "steadyhand.fronts.mcp.sessions",
+    "steadyhand.fronts.mcp.tools",
+    "steadyhand.fronts.agent.tools",
 )
 MCP_PATH = "/mcp"
 SHUTDOWN_GRACE_S = 5
@@ -93,9 +93,9 @@ def build_server(backend: Backend, owner: Owner, settings: Settings, offer: Offe
     from mcp.server.lowlevel import Server
 
     from steadyhand.client import Client
+    from steadyhand.fronts.agent.tools import to_command
     from steadyhand.fronts.approver import check_mcp
-    from steadyhand.fronts.mcp_tools import error_result, notice_to, tool_result, tools
-    from steadyhand.fronts.tools import to_command
+    from steadyhand.fronts.mcp.tools import error_result, notice_to, tool_result, tools
 
     client = Client(backend)
     caps = offer.caps
@@ -142,7 +142,7 @@ class Front:
 
     def __init__(self, settings: Settings, offer: Offer, per_process: bool) -> None:
         from steadyhand.client import DaemonBackend, LocalBackend
-        from steadyhand.fronts.mcp_sessions import Owner
+        from steadyhand.fronts.mcp.sessions import Owner
 
         if offer.local:
             self.backend: Backend = LocalBackend(settings)
@@ -164,7 +164,7 @@ def serve_stdio(settings: Settings, offer: Offer) -> None:
     """Serve stdio: the handshake and tool list answered at once when a server of this
     build (and these capability groups) answered them before (mcp_stdio), the rest by the
     SDK once it has loaded."""
-    from steadyhand.fronts import mcp_stdio
+    from steadyhand.fronts.mcp import stdio as mcp_stdio
 
     start = mcp_stdio.QuickStart(settings, SERVER_MODULES, variant=offer.variant())
     replay = start.answer_until_handover()
@@ -208,9 +208,9 @@ async def serve_http(
 ) -> None:
     import uvicorn
 
-    from steadyhand.fronts.http import listen, url_of
-    from steadyhand.fronts.http_security import Guard, check_bind, load_or_create_token
-    from steadyhand.fronts.mcp_sessions import prefer_handshake
+    from steadyhand.fronts.http.security import Guard, check_bind, load_or_create_token
+    from steadyhand.fronts.http.server import listen, url_of
+    from steadyhand.fronts.mcp.sessions import prefer_handshake
 
     check_bind(host, allow_remote)
     token = load_or_create_token(settings)
@@ -308,7 +308,7 @@ def main(argv: list[str]) -> int:
         else:
             serve_stdio(settings, offer)
     except SteadyhandError as exc:
-        from steadyhand.fronts.agent_text import error_text
+        from steadyhand.fronts.agent.text import error_text
 
         print(error_text(exc), file=sys.stderr)
         return exit_code_for(exc.code)

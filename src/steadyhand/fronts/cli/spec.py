@@ -1,7 +1,7 @@
 """Generate the CLI's argument spec from the command table.
 
 The thin CLI must not import pydantic, so it reads `cli_spec.json`, which this module
-writes: `python -m steadyhand.fronts.cli_spec` (or `make spec`). A test fails when the
+writes: `python -m steadyhand.fronts.cli.spec` (or `make spec`). A test fails when the
 file and the table disagree, so the table stays the one definition.
 """
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 
 from steadyhand.commands import COMMANDS, Command, Params
-from steadyhand.fronts.cli import SPEC_PATH
+from steadyhand.fronts.cli.main import SPEC_PATH
 
 
 class DaemonStartParams(BaseModel):

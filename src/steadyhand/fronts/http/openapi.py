@@ -21,7 +21,7 @@ HEALTH = "daemon.status"  # what GET /v1/health answers
 METRICS = "metrics"  # what GET /metrics answers, as Prometheus text
 PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 
-# Refusals the HTTP layer itself makes (fronts/http_security.py, fronts/http.py).
+# Refusals the HTTP layer itself makes (fronts/http/security.py, fronts/http/server.py).
 GUARD_CODES: dict[int, tuple[str, ...]] = {
     401: ("unauthorized",),
     403: ("forbidden",),

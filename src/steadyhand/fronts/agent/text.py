@@ -16,7 +16,7 @@ from typing import Any
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import reply
-from steadyhand.fronts.cli_spec import result_defaults
+from steadyhand.fronts.cli.spec import result_defaults
 
 
 def result_text(data: Any, command: str | None = None) -> str:

@@ -1,8 +1,8 @@
 """The live view: a web page where a person watches sessions, approves and takes over.
 
-Served by the HTTP front beside the API (fronts/http_app.py), behind the same Guard:
+Served by the HTTP front beside the API (fronts/http/app.py), behind the same Guard:
 - `GET /login`, `POST /login` (form field `token`): the login page; a right token sets
-  the login cookie (fronts/live_auth.py) and goes to `/`; `POST /logout` ends it;
+  the login cookie (fronts/http/live_auth.py) and goes to `/`; `POST /logout` ends it;
 - `GET /`: the page (static/index.html, with live.js and live.css from /live/static/);
 - `GET /live/api/me`: the login's CSRF token and what it may do;
 - `GET /live/api/sessions | approvals | actions | boxes`: the state the page shows;
@@ -42,8 +42,8 @@ from steadyhand.commands import COMMANDS
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.approver import DECIDING, HOW, refused
-from steadyhand.fronts.http_security import LOGIN_PATH, STATIC_PREFIX
-from steadyhand.fronts.live_auth import Login, Logins, clear_cookie, set_cookie
+from steadyhand.fronts.http.live_auth import Login, Logins, clear_cookie, set_cookie
+from steadyhand.fronts.http.security import LOGIN_PATH, STATIC_PREFIX
 
 log = logging.getLogger("steadyhand.live")
 

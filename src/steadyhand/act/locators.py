@@ -25,7 +25,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.actions.watchdog import left_ms
+from steadyhand.act.watchdog import left_ms
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.candidates import with_refs

@@ -18,7 +18,7 @@ from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
-from steadyhand.fronts.cli_errors import report_error
+from steadyhand.fronts.cli.errors import report_error
 from steadyhand.snapshot.lookup import split_field
 
 TYPE_CHECKING = False  # see errors.py
@@ -26,14 +26,17 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, NoReturn
 
-SPEC_PATH = Path(__file__).with_name("cli_spec.json")
+SPEC_PATH = Path(__file__).with_name("spec.json")
 # Fronts that run as their own program, each generated from the command table; they import
 # what they need (pydantic, Starlette, the MCP SDK) only when asked for.
 FRONTS = {
-    "serve": ("steadyhand.fronts.http", "serve the HTTP API on loopback (`serve --help`)"),
-    "mcp": ("steadyhand.fronts.mcp", "run the MCP server over stdio or HTTP (`mcp --help`)"),
-    "tools": ("steadyhand.fronts.tools", "print tool schemas for LLM APIs (`tools --help`)"),
-    "doctor": ("steadyhand.fronts.doctor", "check this machine is ready; --fix (`doctor --help`)"),
+    "serve": ("steadyhand.fronts.http.server", "serve the HTTP API on loopback (`serve --help`)"),
+    "mcp": ("steadyhand.fronts.mcp.server", "run the MCP server over stdio or HTTP (`mcp --help`)"),
+    "tools": ("steadyhand.fronts.agent.tools", "print tool schemas for LLM APIs (`tools --help`)"),
+    "doctor": (
+        "steadyhand.fronts.cli.doctor",
+        "check this machine is ready; --fix (`doctor --help`)",
+    ),
 }
 STOP_WAIT_S = 30.0
 Spec = dict[str, "Any"]
@@ -395,7 +398,7 @@ class StreamLines:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:2] == ["desktop", "session"]:  # a process wrapper, not a daemon command
-        from steadyhand.fronts.cli_desktop_session import main as desktop_session
+        from steadyhand.fronts.cli.desktop_session import main as desktop_session
 
         return desktop_session(argv[2:])
     if argv and argv[0] in FRONTS:

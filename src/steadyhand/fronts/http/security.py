@@ -7,7 +7,7 @@
   or one whose Origin is not a loopback origin, gets 403; a Host header that is not the
   address we listen on (or a loopback name) gets 403 too.
 - Body cap: a request body over the limit gets 413 before it is read whole.
-- The live view (fronts/live_app.py): its page and requests may carry a login's cookie
+- The live view (fronts/http/live_app.py): its page and requests may carry a login's cookie
   instead of the token, and then a CSRF token on every request that changes anything.
 """
 
@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from steadyhand.config import Settings, ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.live_auth import CSRF_HEADER, Login, Logins
+from steadyhand.fronts.http.live_auth import CSRF_HEADER, Login, Logins
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -145,7 +145,7 @@ class Guard:
         self._token = token.encode()
         self.max_body_bytes = max_body_bytes
         self.allowed_hosts = allowed_hosts
-        self.logins = logins  # the live view's cookie logins (fronts/live_auth.py), if served
+        self.logins = logins  # the live view's cookie logins (fronts/http/live_auth.py), if served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

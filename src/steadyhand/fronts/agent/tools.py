@@ -33,7 +33,7 @@ from steadyhand.commands.batch import step_command
 from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
-from steadyhand.fronts.agent_text import error_text, result_text
+from steadyhand.fronts.agent.text import error_text, result_text
 from steadyhand.fronts.schema import params_schema
 
 FORMATS = ("openai", "anthropic", "gemini")

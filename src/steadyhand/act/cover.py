@@ -31,7 +31,7 @@ import time
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.actions.watchdog import HELPERS_JS, click_away, dispose, left_ms
+from steadyhand.act.watchdog import HELPERS_JS, click_away, dispose, left_ms
 
 KIND = "banner"  # the `kind` of its entries in an act's `watchdog` list
 MAX_CONTROLS = 8

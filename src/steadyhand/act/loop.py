@@ -6,7 +6,7 @@ Every act command runs inside `Act`:
    are re-resolved after a re-render; locators wait for their element to appear), lets
    the watchdog clear known interruptions, waits for the element to be actionable (within
    the try's share of the deadline), acts, and verifies the action's postcondition.
-   Failures that may pass are retried with backoff (see actions/retry.py); others end
+   Failures that may pass are retried with backoff (see act/retry.py); others end
    the command at once.
 2. A JavaScript dialog opened by the action stops the page: the try ends there and the
    result reports the dialog (the action finishes when the dialog is answered).
@@ -33,14 +33,15 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from steadyhand.acting.results import ActionResult, action_result
-from steadyhand.actions.checks import diagnose, not_actionable
-from steadyhand.actions.cover import dismiss_cover
-from steadyhand.actions.locators import resolve_locator
-from steadyhand.actions.resolve import is_gone, resolve_entry, resolve_ref
-from steadyhand.actions.retry import Retryable, backoff_s, classify, try_budget_ms
-from steadyhand.actions.verify import LEFT_JS, Unverified, left_report
-from steadyhand.actions.watchdog import sweep
+from steadyhand.act.checks import diagnose, not_actionable
+from steadyhand.act.cover import dismiss_cover
+from steadyhand.act.locators import resolve_locator
+from steadyhand.act.resolve import is_gone, resolve_entry, resolve_ref
+from steadyhand.act.results import ActionResult, action_result
+from steadyhand.act.retry import Retryable, backoff_s, classify, try_budget_ms
+from steadyhand.act.verify import LEFT_JS, Unverified, left_report
+from steadyhand.act.watchdog import sweep
+from steadyhand.act.watchdog_patterns import patterns_for
 from steadyhand.call import Call
 from steadyhand.engine.page_events import Mark
 from steadyhand.engine.session import Tab
@@ -291,10 +292,10 @@ class Act:
         raise Retryable(err.code, err.message, err.hint, err.data) from None
 
     async def _sweep(self, aim: Aim | None) -> list[dict[str, str]]:
-        """The watchdog's known interruptions dismissed (actions/watchdog.py), reported."""
+        """The watchdog's known interruptions dismissed (act/watchdog.py), reported."""
         cleared = await sweep(
             self.tab.page,
-            self.call.runtime.watchdog_patterns(),
+            patterns_for(self.call.runtime.settings.watchdog_patterns),
             aim.handle if aim is not None else None,
             timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
         )
@@ -304,7 +305,7 @@ class Act:
     async def _dismiss_cover(self, aim: Aim) -> bool:
         """Once per command, when the target stayed covered: dismiss a known interruption
         that came late, else click the one way out of the unknown banner over it
-        (actions/cover.py). Whether something was cleared away."""
+        (act/cover.py). Whether something was cleared away."""
         settings = self.call.runtime.settings
         if self._cover_tried or not self.watching:
             return False

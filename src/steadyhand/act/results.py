@@ -10,7 +10,7 @@ from playwright.async_api import Response
 from pydantic import Field
 
 from steadyhand.engine.session import Session, Tab
-from steadyhand.wire import Result
+from steadyhand.models import Result
 
 
 class TabInfo(Result):

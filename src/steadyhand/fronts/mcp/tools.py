@@ -29,10 +29,10 @@ from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams
 from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import SteadyhandError
-from steadyhand.fronts.agent_text import error_text, result_text
-from steadyhand.fronts.openapi import result_schema
+from steadyhand.fronts.agent.text import error_text, result_text
+from steadyhand.fronts.agent.tools import agent_commands
+from steadyhand.fronts.http.openapi import result_schema
 from steadyhand.fronts.schema import params_schema
-from steadyhand.fronts.tools import agent_commands
 
 log = logging.getLogger("steadyhand.mcp")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

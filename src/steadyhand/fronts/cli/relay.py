@@ -4,7 +4,7 @@ The reference CLI (cli.py) builds an argparse parser from the command spec and i
 json, pathlib and socket in every process, which costs several times a bare interpreter's
 start. This module imports builtin modules only (posix, _socket, _json): it sends argv,
 the working directory and the caller's settings environment to the daemon's `cli.run`
-(fronts/cli_host.py), which parses them with the reference's own parser, runs the command
+(fronts/cli/host.py), which parses them with the reference's own parser, runs the command
 and sends back the stdout, stderr and exit code the reference would have produced.
 
 Whatever the relay cannot do as the reference would, the reference does, in this process:
@@ -29,10 +29,10 @@ METHOD = "cli.run"
 # cli.FRONTS (a unit test keeps them equal) and the process wrapper run as cli.main runs
 # them, on an interpreter with `site` (they import pydantic, the MCP SDK...).
 FRONTS = {
-    "serve": "steadyhand.fronts.http",
-    "mcp": "steadyhand.fronts.mcp",
-    "tools": "steadyhand.fronts.tools",
-    "doctor": "steadyhand.fronts.doctor",
+    "serve": "steadyhand.fronts.http.server",
+    "mcp": "steadyhand.fronts.mcp.server",
+    "tools": "steadyhand.fronts.agent.tools",
+    "doctor": "steadyhand.fronts.cli.doctor",
 }
 RUN_FRONT = (
     "import importlib, sys; sys.exit(importlib.import_module(sys.argv[1]).main(sys.argv[2:]))"
@@ -114,7 +114,7 @@ def reference(argv: "list[str]") -> int:
         return int(importlib.import_module(front).main(argv[1:]))
     if sys.flags.no_site and argv[:2] == ["desktop", "session"]:
         posix.execv(sys.executable, [sys.executable, "-m", "steadyhand", *argv])
-    from steadyhand.fronts.cli import main as reference_main
+    from steadyhand.fronts.cli.main import main as reference_main
 
     return reference_main(argv)
 
@@ -387,13 +387,13 @@ class ProgressLine:
 # ---------------------------------------------------------------- the launcher
 
 LAUNCHER = """#!{python} -S
-# The `steadyhand` command, written by `make` (python -m steadyhand.fronts.cli_relay PATH).
+# The `steadyhand` command, written by `make` (python -m steadyhand.fronts.cli.relay PATH).
 # Without `site` the interpreter starts in about half the time; the package's own folder
-# is all it needs (steadyhand.fronts.cli_relay runs the fronts on a full interpreter).
+# is all it needs (steadyhand.fronts.cli.relay runs the fronts on a full interpreter).
 import sys
 
 sys.path.insert(0, {package_parent!r})
-from steadyhand.fronts.cli_relay import main
+from steadyhand.fronts.cli.relay import main
 
 sys.exit(main())
 """
@@ -407,8 +407,9 @@ def write_launcher(path: str) -> bool:
     python = sys.executable
     if not python or any(c.isspace() for c in python) or len(python) > 120:
         return False
-    # This file is steadyhand/fronts/cli_relay.py: the folder that holds the package.
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # This file is steadyhand/fronts/cli/relay.py: the folder that holds the package.
+    here = os.path.abspath(__file__)
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
     text = LAUNCHER.format(python=python, package_parent=package_parent)
     temporary = path + ".tmp"
     with open(temporary, "w") as handle:
@@ -420,5 +421,5 @@ def write_launcher(path: str) -> bool:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m steadyhand.fronts.cli_relay PATH  (writes the launcher)")
+        sys.exit("usage: python -m steadyhand.fronts.cli.relay PATH  (writes the launcher)")
     sys.exit(0 if write_launcher(sys.argv[1]) else "this interpreter's path cannot be a #! line")

@@ -196,6 +196,17 @@ def builtin_patterns() -> list[Pattern]:
     return list(BUILTIN)
 
 
+def patterns_for(setting: str) -> list[Pattern]:
+    """The watchdog's patterns for a `watchdog_patterns` setting: built-ins plus that file,
+    read once per process (a file that fails to load is read again next time)."""
+    return list(_loaded(setting))
+
+
+@lru_cache(maxsize=8)
+def _loaded(setting: str) -> tuple[Pattern, ...]:
+    return tuple(load_patterns(Path(setting).expanduser() if setting else None))
+
+
 def load_patterns(extra: Path | None) -> list[Pattern]:
     """Built-ins plus a user's JSON file (list of objects with the four keys).
 

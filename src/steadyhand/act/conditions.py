@@ -16,7 +16,7 @@ from typing import Literal
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.actions.resolve import resolve_entry, resolve_ref
+from steadyhand.act.resolve import resolve_entry, resolve_ref
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 

@@ -18,7 +18,7 @@ from types import FrameType
 
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.cli_errors import report_error
+from steadyhand.fronts.cli.errors import report_error
 
 PR_SET_CHILD_SUBREAPER = 36
 EXPORTED = ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")

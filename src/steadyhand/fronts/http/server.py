@@ -1,4 +1,4 @@
-"""`steadyhand serve --http`: the HTTP API (fronts/http_app.py) as its own process.
+"""`steadyhand serve --http`: the HTTP API (fronts/http/app.py) as its own process.
 
     steadyhand serve --http [--host 127.0.0.1] [--port 8787] [--allow-remote] [--local]
 
@@ -24,9 +24,9 @@ import uvicorn
 from steadyhand.client import Backend, DaemonBackend, LocalBackend
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.cli_errors import report_error
-from steadyhand.fronts.http_app import build_app
-from steadyhand.fronts.http_security import (
+from steadyhand.fronts.cli.errors import report_error
+from steadyhand.fronts.http.app import build_app
+from steadyhand.fronts.http.security import (
     ASGIApp,
     check_bind,
     load_or_create_token,

@@ -2,7 +2,7 @@
 markers on their fields that the fronts read (positional, sensitive, file_path).
 
 The command table (commands/table.py) declares commands on these; the acting machinery
-(acting/) builds its results on them, so they sit below both.
+(act/) builds its results on them, so they sit below both.
 """
 
 from __future__ import annotations

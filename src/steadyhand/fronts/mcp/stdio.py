@@ -55,7 +55,7 @@ def request_key(method: str, params: Any, variant: str = "") -> str:
 def build_stamp() -> str:
     """A digest that changes with any source of steadyhand's, or the SDK or pydantic."""
     digest = hashlib.sha256(__version__.encode())
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]
     for root, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
