@@ -100,7 +100,7 @@ class TakenOver(Result):
 
 class SessionInfo(Result):
     name: str
-    status: str = Field(description="active, recovering, suspended, lost or closed")
+    status: str = Field(description="active, restoring, recovering, suspended, lost or closed")
     profile: str | None
     browser: str | None = Field(
         None, description="the browser endpoint (name or URL) it runs on; none: local Chromium"
@@ -146,7 +146,7 @@ async def sessions(call: Call, params: Params) -> SessionList:
     for name in sorted(set(rows) | set(live) | recovering):
         row, session, action = rows.get(name), live.get(name), last.get(name)
         status = (
-            "recovering"
+            (engine.status_of(name) or "recovering")
             if name in recovering
             else "active"
             if session is not None
