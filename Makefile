@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAUNCHER := $(VENV)/.launcher
 
-.PHONY: demo test lint spec chromium postgresql compile bench clean
+.PHONY: demo test lint docs spec chromium postgresql compile bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,12 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check src tests bench
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
+
+# The documentation site (docs/, mkdocs.yml) in build/site: the reference pages written from
+# the tables first; any warning (a broken link or anchor, a page out of the nav) fails it.
+docs: $(STAMP)
+	$(PY) -m steadyhand.fronts.docs_pages docs/reference
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 spec: $(STAMP)
 	$(PY) -m steadyhand.fronts.cli.spec

@@ -4,7 +4,7 @@ Each command belongs to one group, declared in the command table (`@command(caps
 "core" unless it says otherwise). A front offering tools to agents offers the groups it
 is given, `core` always among them (without snapshot and click no other group is of
 use); `all` names every group. Given none, it offers `core` alone: an agent host sends
-the whole tool list with every turn, so each group costs on every turn (README's
+the whole tool list with every turn, so each group costs on every turn (docs/fronts/mcp.md's
 "Capability groups" has each group's size), and core's 27 tools do a whole browser task
 (a popup or another tab is reached by the `tab` option every tool takes).
 

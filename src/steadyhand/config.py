@@ -113,7 +113,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 # THE table of settings, a row each: (name, kind, default, doc). The kinds (Path, str, bool,
-# int or float), the defaults, `Settings`' slots and the README's table of settings (docs
+# int or float), the defaults, `Settings`' slots and the docs' table of settings (its page
 # included) all come from here; a callable default is called for each Settings. A setting
 # added here is also annotated on `Settings`, for mypy: test_config checks the two agree.
 # Plain tuples of constants: Python builds them when it compiles the module, not at import.
@@ -620,7 +620,7 @@ def _coerce(name: str, kind: str, value: Any) -> Any:
 
 
 def settings_table() -> str:
-    """The README's table of settings, in Markdown (`python -m steadyhand.config`)."""
+    """The settings as a Markdown table (docs/reference/settings.md)."""
     rows = ["| setting | type | default | what it does |", "|---|---|---|---|"]
     for name, kind, default, doc in SETTINGS:
         if callable(default):

@@ -344,7 +344,7 @@ def first_line(exc: BaseException) -> str:
 
 
 def error_table() -> str:
-    """The README's table of error codes, in Markdown (`python -m steadyhand.errors`)."""
+    """The error codes as a Markdown table (docs/reference/errors.md)."""
     rows = [
         "| code | exit | JSON-RPC | HTTP | may pass if retried | Python class: what happened |",
         "|---|---|---|---|---|---|",

@@ -134,10 +134,10 @@ def test_the_stdio_cache_keeps_a_tool_list_per_selection() -> None:
     assert request_key("tools/list", None, "core") != request_key("tools/list", None, "core,tabs")
 
 
-def test_readme_lists_each_groups_tools() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    readme = readme.split("### Capability groups", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `(\w+)` \| (.+) \| (\d+) \| .+ \|$", readme, re.M)
+def test_the_mcp_page_lists_each_groups_tools() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "fronts" / "mcp.md").read_text()
+    page = page.split("## Capability groups", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| (.+) \| (\d+) \| .+ \|$", page, re.M)
     listed = {group: int(n) for group, _, n in rows}
     assert listed.pop("all") == sum(SIZES.values())
     assert listed == SIZES

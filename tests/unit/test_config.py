@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.config import SETTINGS, Settings, default_state_dir, settings_table
+from steadyhand.config import SETTINGS, Settings, default_state_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 
@@ -140,9 +140,3 @@ def test_every_default_is_of_its_kind_and_every_setting_has_a_doc() -> None:
         if not callable(default):
             assert value == default, name
         assert doc and "|" not in doc, name
-
-
-def test_the_readme_lists_the_settings_of_the_table() -> None:
-    text = (Path(__file__).parents[2] / "README.md").read_text()
-    shown = text.split("<!-- settings: begin -->\n")[1].split("<!-- settings: end -->")[0]
-    assert shown == settings_table(), "paste `python -m steadyhand.config` into the README"

@@ -10,7 +10,6 @@ from steadyhand import errors
 from steadyhand.errors import (
     ErrorCode,
     SteadyhandError,
-    error_table,
     error_type,
     exit_code_for,
 )
@@ -100,9 +99,3 @@ def test_codes_are_grouped_by_what_the_caller_does_next() -> None:
     assert type(SteadyhandError(ErrorCode.INTERNAL, "bug")).__bases__ == (SteadyhandError,)
     over_rpc = SteadyhandError.from_rpc_error(made.to_rpc_error())
     assert type(over_rpc) is type(made), "a client gets the same class, group and all"
-
-
-def test_the_readme_lists_the_codes_of_the_table() -> None:
-    text = (Path(__file__).parents[2] / "README.md").read_text()
-    shown = text.split("<!-- error codes: begin -->\n")[1].split("<!-- error codes: end -->")[0]
-    assert shown == error_table(), "paste `python -m steadyhand.errors` into the README"
