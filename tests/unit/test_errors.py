@@ -7,13 +7,13 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand import errors
+from steadyhand.act.failures import translate
 from steadyhand.errors import (
     ErrorCode,
     SteadyhandError,
     error_type,
     exit_code_for,
 )
-from steadyhand.execute.run import translate
 
 
 def test_every_code_has_distinct_rpc_code_and_a_class() -> None:

@@ -11,11 +11,11 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand import rpc_client
+from steadyhand.act.failures import translate
 from steadyhand.config import Settings
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import new_page
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.execute.run import translate
 from steadyhand.files_policy import FileRoots, Root, real
 from steadyhand.store.artifacts import output_path
 

@@ -15,8 +15,8 @@ import random
 
 from playwright.async_api import Error as PlaywrightError
 
-from steadyhand.engine import playwright_errors
-from steadyhand.errors import ErrorCode, SteadyhandError, first_line
+from steadyhand.act.failures import raced
+from steadyhand.errors import SteadyhandError
 
 BASE_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 2.0
@@ -42,19 +42,7 @@ def try_budget_ms(remaining_ms: float, tries_left: int) -> float:
 
 
 def classify(exc: PlaywrightError) -> Retryable | None:
-    """The retryable reading of a Playwright error raised before the action took effect."""
-    text = str(exc)
-    first = first_line(exc)
-    if playwright_errors.element_detached(text):
-        return Retryable(
-            ErrorCode.STALE_REF,
-            "the element was removed or replaced while the action waited for it",
-            "take a new snapshot and use a ref from it",
-        )
-    if playwright_errors.navigated(text):
-        return Retryable(
-            ErrorCode.NAVIGATION_FAILED,
-            f"the page navigated while the action ran: {first}",
-            "wait for the page to settle (`wait --load load`), then take a new snapshot",
-        )
-    return None
+    """The retryable reading of a Playwright error raised before the action took effect
+    (act/failures.py's `raced`)."""
+    met = raced(exc)
+    return None if met is None else Retryable(met.code, met.message, met.hint)

@@ -17,16 +17,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.act.evidence import evidence_screenshot
+from steadyhand.act.failures import TIMEOUT_HINT, translate
 from steadyhand.call import Call
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.table import validated
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
-from steadyhand.errors import ErrorCode, SteadyhandError, first_line
+from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.execute import record as recording
 from steadyhand.execute.gate import gate
 from steadyhand.runtime import Runtime
@@ -49,12 +49,6 @@ REFUSALS = frozenset(
         ErrorCode.AMBIGUOUS,
         ErrorCode.UNKNOWN_TAB,
     }
-)
-
-TIMEOUT_HINT = (
-    "the page may be busy or hung, or the element hidden, covered or disabled; the daemon "
-    "and other tabs are unaffected: take a new snapshot to see why, close the tab, or raise "
-    "--timeout"
 )
 
 
@@ -400,71 +394,6 @@ def _check_raw(command: Command, raw: dict[str, Any]) -> None:
                     "(it holds a lone surrogate)",
                     "send UTF-8 text; \\u escapes of surrogates must come in pairs",
                 ) from None
-
-
-def translate(
-    exc: BaseException, browser_running: bool = True, tab_closed: bool = False
-) -> SteadyhandError:
-    """Map a Playwright (or unexpected) failure onto the taxonomy.
-
-    `tab_closed`: the command's tab is closed now, so whatever Playwright said on the way
-    (an element "not attached", a frame "detached") was the close.
-    """
-    text = str(exc)
-    first = first_line(exc)
-    if isinstance(exc, PlaywrightTimeout):
-        return SteadyhandError(ErrorCode.TIMEOUT, first, TIMEOUT_HINT)
-    if not isinstance(exc, PlaywrightError):
-        log.exception("internal error", exc_info=exc)
-        return SteadyhandError(
-            ErrorCode.INTERNAL,
-            f"{type(exc).__name__}: {first}",
-            "see the daemon log; please report",
-        )
-    if playwright_errors.renderer_crashed(first):  # whether or not the crash closed the tab
-        return SteadyhandError(
-            ErrorCode.BROWSER_CRASHED,
-            f"the tab's renderer crashed while the command ran: {first}",
-            "its session is recovered from its last checkpoint: take a new snapshot (refs "
-            "from before are stale), check whether the action took effect, then retry",
-        )
-    if tab_closed and browser_running:
-        return _closed_under(first)
-    if playwright_errors.element_detached(text):
-        return SteadyhandError(
-            ErrorCode.STALE_REF,
-            "the element was removed or re-rendered while the action waited for it",
-            "take a new snapshot and use a ref from it",
-        )
-    if playwright_errors.load_failed(text):
-        return SteadyhandError(
-            ErrorCode.NAVIGATION_FAILED, first, "check the URL and that the server is up"
-        )
-    if playwright_errors.navigated(text):
-        return SteadyhandError(
-            ErrorCode.NAVIGATION_FAILED,
-            f"the page navigated while the command ran: {first}",
-            "wait for the page to settle, then take a new snapshot",
-        )
-    if playwright_errors.target_closed(text):
-        if browser_running:
-            return _closed_under(first)
-        return SteadyhandError(
-            ErrorCode.BROWSER_CRASHED,
-            first,
-            "the browser went away; open the page again and a new browser starts",
-        )
-    return SteadyhandError(
-        ErrorCode.ACTION_FAILED, first, "take a new snapshot and check the element's state"
-    )
-
-
-def _closed_under(first: str) -> SteadyhandError:
-    return SteadyhandError(
-        ErrorCode.ACTION_FAILED,
-        f"the tab, frame or session was closed while the command ran: {first}",
-        "list what is open with `tabs` or `sessions`",
-    )
 
 
 async def _explain(
