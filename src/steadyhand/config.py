@@ -5,10 +5,8 @@ Standard library only: the thin CLI reads the state dir from here on its hot pat
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -61,47 +59,6 @@ def check_session_name(name: str) -> None:
             f"invalid session name {name!r}",
             "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
         )
-
-
-def write_private(path: Path, data: bytes | str) -> None:
-    """Write `path` whole or not at all, as a file only its owner can read (0600)."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:  # mkstemp makes it 0600
-            out.write(data.encode() if isinstance(data, str) else data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def ensure_private_dir(path: Path) -> None:
-    """Create `path` as 0700, or check that an existing one is the user's own and private.
-
-    Never chmods a directory it did not create: pointed at /tmp or $HOME by mistake, it
-    refuses instead of locking everyone else out.
-    """
-    try:
-        path.mkdir(parents=True, mode=0o700)
-    except FileExistsError:
-        info = path.stat()
-        problem = ""
-        if not path.is_dir():
-            problem = "is not a directory"
-        elif info.st_uid != os.geteuid():
-            problem = "belongs to another user"
-        elif info.st_mode & 0o077:
-            problem = f"is open to other users (mode {info.st_mode & 0o7777:o})"
-        if problem:
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST,
-                f"the state dir {path} {problem}",
-                "point STEADYHAND_STATE_DIR at a directory of your own with mode 0700 "
-                "(or one that does not exist yet)",
-            ) from None
-    else:
-        path.chmod(0o700)  # mkdir's mode passed through the umask
 
 
 def default_config_file() -> Path:
@@ -617,25 +574,3 @@ def _coerce(name: str, kind: str, value: Any) -> Any:
             f"setting {name}={value!r} is not a valid {kind}",
             f"set {ENV_PREFIX}{name.upper()} to a {kind}",
         ) from exc
-
-
-def settings_table() -> str:
-    """The settings as a Markdown table (docs/reference/settings.md)."""
-    rows = ["| setting | type | default | what it does |", "|---|---|---|---|"]
-    for name, kind, default, doc in SETTINGS:
-        if callable(default):
-            shown = (default.__doc__ or "computed").strip()
-        elif isinstance(default, bool):
-            shown = f"`{str(default).lower()}`"
-        elif isinstance(default, int) and default >= 10_000:
-            shown = f"`{default:_}`"
-        elif default == "":
-            shown = "empty"
-        else:
-            shown = f"`{default}`"
-        rows.append(f"| `{name}` | {kind} | {shown} | {doc} |")
-    return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":
-    print(settings_table(), end="")

@@ -17,10 +17,11 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING
 
-from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
+from steadyhand.config import ENV_PREFIX, Settings
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import SteadyhandError
 from steadyhand.observe.log import configure as configure_logging
+from steadyhand.private_files import ensure_private_dir
 from steadyhand.startup import open_runtime
 
 if TYPE_CHECKING:

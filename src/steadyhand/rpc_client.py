@@ -20,8 +20,9 @@ import socket
 import sys
 import time
 
-from steadyhand.config import ENV_PREFIX, Settings, ensure_private_dir
+from steadyhand.config import ENV_PREFIX, Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.private_files import ensure_private_dir
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import Settings
+from steadyhand.private_files import ensure_private_dir
 
 if TYPE_CHECKING:
     from steadyhand.engine.engine import Engine

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from steadyhand.commands import COMMANDS
-from steadyhand.config import settings_table
 from steadyhand.errors import error_table
-from steadyhand.fronts.docs_pages import PAGES, anchor
+from steadyhand.fronts.docs_pages import PAGES, anchor, settings_table
 
 ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"

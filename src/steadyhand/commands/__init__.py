@@ -5,6 +5,7 @@ Importing the package registers every command, in the order the CLI lists them.
 
 from steadyhand.commands import (  # noqa: F401  (imported to register their commands)
     act_on_elements,
+    act_pointer_and_choice,
     approvals,
     batch,
     desktop,

@@ -9,8 +9,8 @@ from pathlib import Path
 from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
 from steadyhand.commands.table import TabParams, command, file_path
-from steadyhand.config import write_private as write_private_file
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.private_files import write_private as write_private_file
 
 
 class PdfParams(TabParams):

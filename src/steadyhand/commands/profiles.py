@@ -11,9 +11,9 @@ from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command, file_path, positional
-from steadyhand.config import write_private
 from steadyhand.engine.profiles import ProfileInfo
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.private_files import write_private
 
 
 class ProfileParams(Params):

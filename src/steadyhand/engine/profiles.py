@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from steadyhand.config import ensure_private_dir
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.private_files import ensure_private_dir
 
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LOCK_FILE = "steadyhand.lock"

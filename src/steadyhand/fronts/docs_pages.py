@@ -17,7 +17,7 @@ from steadyhand.caps import CAPS
 from steadyhand.commands import COMMANDS, Command, TabParams
 from steadyhand.commands.act_on_elements import ActParams
 from steadyhand.commands.table import tool_name
-from steadyhand.config import settings_table
+from steadyhand.config import SETTINGS
 from steadyhand.errors import error_table
 from steadyhand.fronts.cli.spec import command_spec, field_spec
 
@@ -145,13 +145,31 @@ def anchor(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum() or ch in "-_")
 
 
+def settings_table() -> str:
+    """The settings as a Markdown table (docs/reference/settings.md)."""
+    rows = ["| setting | type | default | what it does |", "|---|---|---|---|"]
+    for name, kind, default, doc in SETTINGS:
+        if callable(default):
+            shown = (default.__doc__ or "computed").strip()
+        elif isinstance(default, bool):
+            shown = f"`{str(default).lower()}`"
+        elif isinstance(default, int) and default >= 10_000:
+            shown = f"`{default:_}`"
+        elif default == "":
+            shown = "empty"
+        else:
+            shown = f"`{default}`"
+        rows.append(f"| `{name}` | {kind} | {shown} | {doc} |")
+    return "\n".join(rows) + "\n"
+
+
 def settings_page() -> str:
     return (
         f"{GENERATED}# Settings\n\n"
         "Settings come from defaults, then `~/.config/steadyhand/config.toml` (or "
         "`$STEADYHAND_CONFIG`), then `STEADYHAND_*` variables (the name upper-cased: "
         "`STEADYHAND_MAX_TABS=40`). This table is written from the one list of settings in "
-        "`steadyhand/config.py` (`python -m steadyhand.config` prints it).\n\n" + settings_table()
+        "`steadyhand/config.py`.\n\n" + settings_table()
     )
 
 

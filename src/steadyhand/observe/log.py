@@ -25,7 +25,8 @@ from typing import Any
 
 import structlog
 
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import Settings
+from steadyhand.private_files import ensure_private_dir
 from steadyhand.redact import REDACTED, SECRET_KEY, SecretName, redact_url
 from steadyhand.vault import mask_text
 

@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from steadyhand import __version__, rpc_client
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
+from steadyhand.private_files import ensure_private_dir
 from steadyhand.redact import redact_url
 
 OK, WARN, FAIL = "ok", "warn", "fail"

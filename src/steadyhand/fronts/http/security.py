@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from steadyhand.config import Settings, ensure_private_dir
+from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.http.live_auth import CSRF_HEADER, Login, Logins
+from steadyhand.private_files import ensure_private_dir
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from steadyhand import __version__
-from steadyhand.config import Settings, ensure_private_dir, write_private
+from steadyhand.config import Settings
 from steadyhand.errors import SteadyhandError
+from steadyhand.private_files import ensure_private_dir, write_private
 
 log = logging.getLogger("steadyhand.mcp")
 
