@@ -29,6 +29,7 @@ from steadyhand.engine.pool import Pool
 from steadyhand.engine.profiles import Profiles
 from steadyhand.engine.records import SessionRecords, Status
 from steadyhand.engine.recovery import CHECKPOINT_TIMEOUT_S, Recovery
+from steadyhand.engine.remote import RemoteBrowsers
 from steadyhand.engine.session import Session
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.store.base import Checkpoint, Store
@@ -86,7 +87,7 @@ class Engine:
         return self.browsers.endpoints
 
     @property
-    def remote(self) -> Any:
+    def remote(self) -> RemoteBrowsers:
         return self.browsers.remote
 
     @property
