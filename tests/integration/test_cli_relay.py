@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import posix
 import re
 import subprocess
 import sys
@@ -165,6 +167,33 @@ def test_calls_are_relayed_not_fallen_back(
         with pytest.raises(cli_relay.Fallback):
             cli_relay.relay(argv)
     assert daemon.pid() is not None, "daemon stop went to the reference, which was not run"
+
+
+def test_stdin_goes_with_the_relayed_call_and_back_to_the_reference_when_it_takes_over(
+    daemon: Daemon,
+    page: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--stdin's text (a secret, kept out of argv) is read by the launcher and answered by
+    the daemon; when the daemon hands the call back, the reference reads the same text."""
+    monkeypatch.setenv("STEADYHAND_STATE_DIR", str(daemon.settings.state_dir))
+    monkeypatch.chdir(tmp_path)
+    ref = find_ref(page, "textbox", "Name")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Ada Relayed\n"))
+    assert cli_relay.relay(["type", ref, "--stdin", "--session", "relay"]) == 0
+    assert capsys.readouterr().out.startswith(f"ok type {ref}")
+    shown = daemon.call("evaluate", session="relay", expression="document.activeElement.value")
+    assert shown["value"] == "Ada Relayed"
+
+    # Another time zone than the daemon's: the daemon hands the call back, after the
+    # launcher has read standard input; the reference must still find the text there.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Ada Again\n"))
+    monkeypatch.setattr(posix, "environ", {**posix.environ, b"TZ": b"UTC+5"})
+    with pytest.raises(cli_relay.Fallback):
+        cli_relay.relay(["type", ref, "--stdin", "--session", "relay"])
+    assert sys.stdin.read() == "Ada Again\n"
 
 
 def test_without_a_daemon_the_reference_starts_one(

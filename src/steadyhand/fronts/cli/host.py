@@ -10,8 +10,9 @@ its reply printed by the same functions. The answer is `{"stdout", "stderr", "ex
 
 Before anything runs, a call the reference must make itself is answered
 `{"fallback": true}`: daemon start/stop (they manage this process), streaming commands,
---stdin (the caller's standard input), help, and a caller whose terminal width (usage
-text) or time zone (times in replies) is not the daemon's.
+a batch's steps from the caller's standard input, --stdin from a launcher that did not
+send its text, help, and a caller whose terminal width (usage text) or time zone (times
+in replies) is not the daemon's. --stdin's text comes in the request (`stdin`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,10 @@ class RelayedCall:
             self.state_dir = Path(str(params["state_dir"]))
             self.columns = int(params["columns"])
             self.tty = bool(params["tty"])
+            # --stdin's text, read by the launcher (None: it read none; an older one)
+            self.stdin = params.get("stdin")
+            if self.stdin is not None and not isinstance(self.stdin, str):
+                raise TypeError("stdin is not text")
         except (KeyError, TypeError, ValueError) as exc:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
@@ -122,10 +127,10 @@ async def run(
         command = next(c for c in spec["commands"] if c["name"] == name)
         if name in cli.RUN_HERE or command.get("streams"):
             return FALLBACK
-        if getattr(args, "stdin", False) or _steps_here(command, args):
+        if (getattr(args, "stdin", False) and call.stdin is None) or _steps_here(command, args):
             return FALLBACK
         settings = Settings.load(call.config, call.env, state_dir=call.state_dir)
-        request = command_params(spec, command, args, call.cwd)
+        request = command_params(spec, command, args, call.cwd, call.stdin)
         wait_s = reply_wait_s(settings, request)
         if notify is not None:  # the caller waits for a reply as long as the reference would
             note = {"method": name, "seconds": wait_s}
@@ -162,10 +167,12 @@ def _steps_here(command: cli.Spec, args: argparse.Namespace) -> bool:
 
 
 def command_params(
-    spec: cli.Spec, command: cli.Spec, args: argparse.Namespace, cwd: str
+    spec: cli.Spec, command: cli.Spec, args: argparse.Namespace, cwd: str, stdin: str | None
 ) -> dict[str, Any]:
-    """cli.params_from_args, with file paths absolute against the caller's directory."""
-    params = cli.params_from_args(spec, command, args)
+    """cli.params_from_args, with file paths absolute against the caller's directory and
+    --stdin's text as the launcher read it."""
+    relayed = None if stdin is None else (lambda: stdin)
+    params = cli.params_from_args(spec, command, args, relayed)
     for param in command["params"]:
         if param["file_path"] and param["name"] in params:
             given = str(getattr(args, param["name"]))

@@ -194,7 +194,15 @@ def _switchable(param: Spec) -> bool:
     return bool(param["optional"] or param["default"] is True)
 
 
-def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dict[str, Any]:
+def params_from_args(
+    spec: Spec,
+    command: Spec,
+    args: argparse.Namespace,
+    stdin: Callable[[], str] | None = None,
+) -> dict[str, Any]:
+    """The command's params from parsed argv. `stdin`: where --stdin's text comes from
+    (default: this process's standard input; the daemon's end of a relayed call passes
+    what the launcher read)."""
     params: dict[str, Any] = {}
     for param in command["params"]:
         value = getattr(args, param["name"], None)
@@ -207,7 +215,7 @@ def params_from_args(spec: Spec, command: Spec, args: argparse.Namespace) -> dic
                     f"{param['name']} given both on the command line and with --stdin",
                     "give it one way",
                 )
-            text = sys.stdin.read()
+            text = stdin() if stdin is not None else sys.stdin.read()
             value = text.splitlines() if param["type"] == "map" else text.removesuffix("\n")
         if param["required"] and value in (None, []):
             raise SteadyhandError(

@@ -10,12 +10,15 @@ and sends back the stdout, stderr and exit code the reference would have produce
 Whatever the relay cannot do as the reference would, the reference does, in this process:
 no daemon listening, help, the fronts (`mcp`, `serve`, `tools`) and `desktop session`,
 and, said by the daemon before it runs anything, `daemon start|stop`, streaming commands,
---stdin, a terminal of another width or time zone than the daemon's.
+a batch's steps from standard input, a terminal of another width or time zone than the
+daemon's. --stdin's text (a secret) is read here once a daemon answers and sent with the
+call; a call the reference takes over then reads it from this process as it read it.
 
 `make` installs the `steadyhand` command as a launcher that runs this module on an
 interpreter started without `site` (`python -S`): see `write_launcher`.
 """
 
+import _io
 import _json
 import _socket
 import posix
@@ -145,10 +148,27 @@ def relay(argv: "list[str]") -> int:
             raise Fallback from None  # no daemon: the reference starts one
         sock.settimeout(FIRST_WAIT_S)
         passed = {k: v for k, v in env.items() if k.startswith(ENV_PREFIX) or k in PASSED}
-        request = encode_request(argv, cwd, passed, config, state_dir, width=columns(env), tty=tty)
-        return answer(sock, request, tty, "--json" in argv, lifecycle(argv))
+        stdin = read_stdin(argv)  # once a daemon answers: else the reference reads it
+        try:
+            request = encode_request(
+                argv, cwd, passed, config, state_dir, width=columns(env), tty=tty, stdin=stdin
+            )
+            return answer(sock, request, tty, "--json" in argv, lifecycle(argv))
+        except Fallback:
+            if stdin is not None:  # the reference reads what this process already did
+                sys.stdin = _io.StringIO(stdin)
+            raise
     finally:
         sock.close()
+
+
+def read_stdin(argv: "list[str]") -> "str | None":
+    """--stdin's text (a secret, kept out of argv and so of `ps`), sent with the call."""
+    if "--stdin" not in argv:
+        return None
+    if sys.stdin is None:
+        raise Fallback  # the reference says there is none
+    return sys.stdin.read()
 
 
 def asks_help(argv: "list[str]") -> bool:
@@ -238,6 +258,7 @@ def encode_request(
     *,
     width: int,
     tty: bool,
+    stdin: "str | None" = None,
 ) -> bytes:
     """The `cli.run` request line, written as json.dumps would (its escaping)."""
     params = (
@@ -255,6 +276,7 @@ def encode_request(
         + str(width)
         + ',"tty":'
         + ("true" if tty else "false")
+        + ("" if stdin is None else ',"stdin":' + _quote(stdin))
         + "}"
     )
     # Progress notes to a terminal; notices (an approval waited on) to any stderr.
