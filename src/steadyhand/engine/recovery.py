@@ -26,6 +26,7 @@ log = logging.getLogger("steadyhand.engine")
 
 CHECKPOINT_TIMEOUT_S = 5.0
 RESTORE_TAB_TIMEOUT_MS = 15_000.0
+PROBE_S = 0.5  # how long a live context has to answer `_answers`
 
 
 class Recovery:
@@ -226,7 +227,11 @@ class Recovery:
         """Whether `session` died unexpectedly (and is recovered or recovering).
 
         A call that saw its page close may hear before the engine does: wait for the news.
+        A session without tabs whose browser still answers was not lost: it had none (a
+        session `offline` or `route` started, every tab closed), and says so at once.
         """
+        if not session.tabs and await self._answers(session):
+            return False
         deadline = time.monotonic() + wait_s
         while self.pool.get(session.name) is session:
             if session.closing or time.monotonic() > deadline:
@@ -236,6 +241,14 @@ class Recovery:
             self.records.in_flight(session.name) is not None
             or self.pool.get(session.name) is not None
         )
+
+    async def _answers(self, session: Session) -> bool:
+        """Whether the session's browser context answers a call (its cookies) at once."""
+        try:
+            await asyncio.wait_for(session.context.cookies(), PROBE_S)
+        except Exception:  # closed, disconnected, or too slow to tell: maybe lost
+            return False
+        return True
 
     def start_recovery(
         self, name: str, why: str, previous: Session | None = None, close_first: bool = False
