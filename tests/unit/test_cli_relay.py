@@ -3,7 +3,6 @@ reference CLI does (state dir, config file, request, progress line, lost reply).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -39,6 +38,7 @@ def test_the_relay_imports_builtin_modules_only() -> None:
         "steadyhand.fronts",
         "steadyhand.fronts.cli",
         "steadyhand.fronts.cli.relay",
+        "steadyhand.fronts.cli.progress",  # the progress line, one class for both CLIs
     }
     assert loaded - ours <= {"_json", "_socket", "__future__"}, loaded
 
@@ -172,20 +172,6 @@ def test_replies_decode_as_json_does() -> None:
         cli_relay.decode(b"not json")
     with pytest.raises(ValueError):
         cli_relay.decode(b"[1]")
-
-
-def test_the_progress_line_is_the_references(monkeypatch: pytest.MonkeyPatch) -> None:
-    notes = [(1, 4, "report"), (2, 4, "report"), (4, 4, "report"), (3, None, "walk")]
-    theirs = io.StringIO()
-    reference = cli.ProgressLine(theirs)
-    for note in notes:
-        reference(*note)
-    ours = io.StringIO()
-    monkeypatch.setattr(sys, "stderr", ours)
-    relayed = cli_relay.ProgressLine()
-    for note in notes:
-        relayed(*note)
-    assert ours.getvalue() == theirs.getvalue()
 
 
 @pytest.mark.parametrize("as_json", [False, True])

@@ -10,6 +10,7 @@ from steadyhand.commands import COMMANDS
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts.cli import main as cli
 from steadyhand.fronts.cli import spec as cli_spec
+from steadyhand.fronts.cli.progress import ProgressLine
 
 
 def test_committed_spec_matches_the_command_table() -> None:
@@ -170,7 +171,7 @@ def test_bools_on_by_default_can_be_turned_off() -> None:
 
 def test_progress_is_one_line_rewritten_in_place() -> None:
     out = io.StringIO()
-    line = cli.ProgressLine(out)
+    line = ProgressLine(out)
     line(10, 40, "report")
     line(40, 40, "report")
     assert out.getvalue() == "\rreport: 10/40 (25%)\rreport: 40/40 (100%)\n"

@@ -19,6 +19,7 @@ from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
 from steadyhand.fronts.cli.errors import report_error
+from steadyhand.fronts.cli.progress import ProgressLine
 from steadyhand.snapshot.lookup import split_field
 
 TYPE_CHECKING = False  # see errors.py
@@ -349,26 +350,6 @@ def step_of_line(spec: Spec, number: int, line: str) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------- output
-
-
-class ProgressLine:
-    """The daemon's progress on long work, on one terminal line rewritten in place."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.width = 0
-
-    def __call__(self, done: int, total: int | None, message: str) -> None:
-        count = f"{done}/{total}" if total else str(done)
-        text = f"{message}: {count}"
-        if total:
-            text += f" ({100 * done // max(total, 1)}%)"
-        self.stream.write("\r" + text.ljust(self.width))
-        self.width = len(text)
-        if total is not None and done >= total:
-            self.stream.write("\n")
-            self.width = 0
-        self.stream.flush()
 
 
 def notice_line(text: str) -> None:

@@ -24,6 +24,8 @@ import _socket
 import posix
 import sys
 
+from steadyhand.fronts.cli.progress import ProgressLine
+
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
     from typing import Any
@@ -301,7 +303,7 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: boo
     """
     method = METHOD  # until the daemon names the command
     heard = False
-    progress = ProgressLine() if tty else None
+    progress = ProgressLine(sys.stderr) if tty else None
     try:
         sock.sendall(request)
         pending = b""
@@ -385,25 +387,6 @@ def no_answer(message: str, as_json: bool) -> int:
     else:
         sys.stderr.write(f"error [daemon_unavailable]: {message}\nhint: {hint}\n")
     return 6
-
-
-class ProgressLine:
-    """cli.ProgressLine on stderr: the daemon's progress on one line rewritten in place."""
-
-    def __init__(self) -> None:
-        self.width = 0
-
-    def __call__(self, done: int, total: "int | None", message: str) -> None:
-        count = f"{done}/{total}" if total else str(done)
-        text = f"{message}: {count}"
-        if total:
-            text += f" ({100 * done // max(total, 1)}%)"
-        sys.stderr.write("\r" + text.ljust(self.width))
-        self.width = len(text)
-        if total is not None and done >= total:
-            sys.stderr.write("\n")
-            self.width = 0
-        sys.stderr.flush()
 
 
 # ---------------------------------------------------------------- the launcher
