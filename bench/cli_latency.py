@@ -44,7 +44,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from steadyhand import rpc_client
+from steadyhand import processes, rpc_client
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import find_chromium
@@ -243,7 +243,7 @@ async def steadyhand_cold(
     pid = rpc_client.daemon_pid(settings)
     rpc_client.request(settings, "daemon.stop", {}, 30)
     if pid is not None:
-        rpc_client.wait_exit(pid)
+        processes.wait_exit(pid)
 
 
 async def agent_browser_cold(ab: Path, url: str, home: Path, samples: Samples) -> None:

@@ -33,7 +33,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from steadyhand import rpc_client
+from steadyhand import processes, rpc_client
 from steadyhand.config import Settings
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.engine.chromium import find_chromium
@@ -293,7 +293,7 @@ def daemon_on(session: DesktopSession, root: Path) -> Iterator[Settings]:
             rpc_client.request(settings, "daemon.stop", {}, 30)
         pid = rpc_client.daemon_pid(settings)
         if pid is not None:
-            rpc_client.wait_exit(pid, 30)
+            processes.wait_exit(pid, 30)
 
 
 def main() -> None:

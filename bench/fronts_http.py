@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from steadyhand import rpc_client
+from steadyhand import processes, rpc_client
 from steadyhand.client import DaemonBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
@@ -97,7 +97,7 @@ async def measure(n: int) -> dict[str, list[float]]:
         await backend.aclose()
         server.stop()
         rpc_client.request(settings, "daemon.stop", {}, 30)
-        rpc_client.wait_exit(int(rpc_client.daemon_pid(settings) or 0), 30)
+        processes.wait_exit(int(rpc_client.daemon_pid(settings) or 0), 30)
         site.shutdown()
         shutil.rmtree(root, ignore_errors=True)
     return samples

@@ -58,7 +58,7 @@ from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.engine.chromium import BrowserProcess, find_owned_browsers, owned_processes
 from steadyhand.errors import SteadyhandError
-from steadyhand.rpc_client import process_alive
+from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 
 SITE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "site"

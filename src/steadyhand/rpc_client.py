@@ -23,6 +23,7 @@ import time
 from steadyhand.config import ENV_PREFIX, Settings
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.private_files import ensure_private_dir
+from steadyhand.processes import process_alive
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
@@ -429,31 +430,6 @@ def daemon_pid(settings: Settings) -> int | None:
             return None  # nobody holds the lock: no daemon, whatever the pid file says
     except (OSError, ValueError):
         return None
-
-
-def process_alive(pid: int) -> bool:
-    """True while `pid` runs; a zombie (exited, not yet reaped) counts as gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
-
-
-def wait_exit(pid: int, timeout_s: float = 30.0) -> bool:
-    """Wait for a process to exit; True if it did within the time."""
-    deadline = time.monotonic() + timeout_s
-    while process_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def start_daemon(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from steadyhand import rpc_client
+from steadyhand import processes, rpc_client
 from steadyhand.errors import SteadyhandError
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, wait_until
@@ -385,7 +385,7 @@ def test_a_killed_daemons_pending_approvals_are_cancelled_by_the_next(
         pid = d.pid()
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-        assert rpc_client.wait_exit(pid)
+        assert processes.wait_exit(pid)
         assert isinstance(asking.exception(timeout=60), SteadyhandError)
         assert stored(d, pending["id"])["status"] == "pending"
         rpc_client.start_daemon(d.settings)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import posix
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.fronts.cli import relay as cli_relay
+from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
@@ -40,12 +42,14 @@ def page(daemon: Daemon, site: str) -> Iterator[str]:
 
 
 def both(
-    daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str
+    daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, stdin: str | None, **env: str
 ) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
     environ = dict(daemon.env, **env)
     runs = [
         subprocess.run(
             [*command, *argv],
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
             text=True,
             env=environ,
@@ -65,8 +69,10 @@ def steady(text: str) -> str:
     return re.sub(r'"duration_ms": [\d.]+', '"duration_ms": <ms>', text)
 
 
-def same(daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str) -> int:
-    reference, relayed = both(daemon, launcher, argv, cwd, **env)
+def same(
+    daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, stdin: str | None = None, **env: str
+) -> int:
+    reference, relayed = both(daemon, launcher, argv, cwd, stdin, **env)
     assert (relayed.returncode, steady(relayed.stdout), steady(relayed.stderr)) == (
         reference.returncode,
         steady(reference.stdout),
@@ -91,11 +97,13 @@ def same(daemon: Daemon, launcher: Path, argv: list[str], cwd: Path, **env: str)
         ["clack"],  # argparse's invalid choice, with the usage as hint
         ["click", "--json"],  # a missing argument
         ["snapshot", "--bogus"],
-        [],  # no command: the reference's own
-        ["snapshot", "--help"],  # help: the reference's own
+        [],  # no command
+        ["snapshot", "--help"],  # help, printed by the daemon as the reference prints it
+        ["--help"],
         ["daemon", "stop", "--help"],
-        # A batch: a line a step, the failed step's exit code (3); its steps as JSON are
-        # relayed, as command lines the reference reads them.
+        ["batch", "--help"],
+        # A batch: a line a step, the failed step's exit code (3); its steps as JSON or as
+        # command lines.
         ["batch", f"[{TABS}, {CLICK_NOWHERE}]", "--session", "relay"],
         ["batch", f"[{CLICK_NOWHERE}]", "--json"],
         ["batch", "tabs\nfind --role checkbox", "--session", "relay"],
@@ -120,8 +128,11 @@ def test_the_callers_settings_and_terminal_are_honoured(
     assert (
         same(daemon, launcher, ["tabs"], tmp_path, STEADYHAND_CONFIG="steadyhand/config.toml") == 2
     )
-    # Usage text is wrapped to the caller's terminal; times shown in its time zone.
+    # Usage and help are wrapped to the caller's terminal; times shown in its time zone
+    # (test_desktop_events has event lines, which show them).
     assert same(daemon, launcher, ["clack"], tmp_path, COLUMNS="40") == 2
+    assert same(daemon, launcher, ["--help"], tmp_path, COLUMNS="50") == 0
+    assert same(daemon, launcher, ["type", "--help"], tmp_path, COLUMNS="200") == 0
     assert same(daemon, launcher, ["tabs", "--session", "relay"], tmp_path, TZ="Asia/Tokyo") == 0
 
 
@@ -144,6 +155,23 @@ def test_file_paths_are_the_callers(
         assert (cwd / "shot.png").read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize(
+    "steps",
+    [
+        "tabs\n# a comment\nfind --role checkbox\n",
+        f"[{TABS}, {CLICK_NOWHERE}]",
+        "click e99999\ntabs\n",  # the failed step's exit code
+        "clik e3\n",  # an unknown command, with the close match
+        "",  # no steps at all
+    ],
+)
+def test_a_batch_on_standard_input_is_relayed_as_the_reference_reads_it(
+    daemon: Daemon, launcher: Path, page: str, steps: str, tmp_path: Path
+) -> None:
+    same(daemon, launcher, ["batch", "--session", "relay"], tmp_path, stdin=steps)
+    same(daemon, launcher, ["batch", "-", "--session", "relay", "--json"], tmp_path, stdin=steps)
+
+
 def test_calls_are_relayed_not_fallen_back(
     daemon: Daemon,
     page: str,
@@ -162,11 +190,19 @@ def test_calls_are_relayed_not_fallen_back(
     steps = '[{"command": "click", "params": {"ref": "e99999"}}]'
     assert cli_relay.relay(["batch", steps, "--session", "relay"]) == 3
     assert capsys.readouterr().out.startswith("1 failed click: [not_found]")
-    # Steps on the caller's standard input, or command lines: the reference reads them.
-    for argv in (["daemon", "stop"], ["snapshot", "--help"], ["mcp"], ["batch"], ["batch", "tabs"]):
-        with pytest.raises(cli_relay.Fallback):
-            cli_relay.relay(argv)
-    assert daemon.pid() is not None, "daemon stop went to the reference, which was not run"
+    # Help, a batch's command lines or its steps on standard input, no command at all.
+    assert cli_relay.relay(["snapshot", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: steadyhand snapshot")
+    assert cli_relay.relay(["batch", "tabs", "--session", "relay"]) == 0
+    assert capsys.readouterr().out.startswith("1 ok tabs")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("tabs\n"))
+    assert cli_relay.relay(["batch", "--session", "relay"]) == 0
+    assert capsys.readouterr().out.startswith("1 ok tabs")
+    assert cli_relay.relay([]) == 2
+    assert "no command given" in capsys.readouterr().err
+    # The fronts are programs of their own.
+    with pytest.raises(cli_relay.Fallback):
+        cli_relay.relay(["mcp"])
 
 
 def test_stdin_goes_with_the_relayed_call_and_back_to_the_reference_when_it_takes_over(
@@ -187,13 +223,14 @@ def test_stdin_goes_with_the_relayed_call_and_back_to_the_reference_when_it_take
     shown = daemon.call("evaluate", session="relay", expression="document.activeElement.value")
     assert shown["value"] == "Ada Relayed"
 
-    # Another time zone than the daemon's: the daemon hands the call back, after the
-    # launcher has read standard input; the reference must still find the text there.
+    # Another time zone than the daemon's: still relayed (times are printed in the
+    # caller's zone); the text is read once.
     monkeypatch.setattr(sys, "stdin", io.StringIO("Ada Again\n"))
     monkeypatch.setattr(posix, "environ", {**posix.environ, b"TZ": b"UTC+5"})
-    with pytest.raises(cli_relay.Fallback):
-        cli_relay.relay(["type", ref, "--stdin", "--session", "relay"])
-    assert sys.stdin.read() == "Ada Again\n"
+    assert cli_relay.relay(["type", ref, "--stdin", "--session", "relay"]) == 0
+    assert sys.stdin.read() == ""
+    shown = daemon.call("evaluate", session="relay", expression="document.activeElement.value")
+    assert "Ada Again" in shown["value"]
 
 
 def test_without_a_daemon_the_reference_starts_one(
@@ -220,6 +257,35 @@ def test_without_a_daemon_the_reference_starts_one(
         check=False,
     )
     assert typed.returncode == 2 and "error [unknown_session]" in typed.stderr
+
+    # A daemon runs: `daemon start` and `daemon stop` are the daemon's to answer; stop
+    # returns once the daemon's process has exited.
+    pid = fresh_daemon.pid()
+    assert pid is not None
+    started = run_launcher(launcher, ["daemon", "start", "--json"], fresh_daemon, tmp_path)
+    assert started.returncode == 0 and json.loads(started.stdout)["result"]["pid"] == pid
+    headed = run_launcher(launcher, ["daemon", "start", "--headed"], fresh_daemon, tmp_path)
+    assert headed.returncode == 2, headed
+    assert f"the daemon (pid {pid}) is already running headless" in headed.stderr
+    stopped = run_launcher(launcher, ["daemon", "stop"], fresh_daemon, tmp_path)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not process_alive(pid), "the launcher returned before the daemon exited"
+    again = run_launcher(launcher, ["daemon", "stop"], fresh_daemon, tmp_path)
+    assert again.returncode == 0 and "no daemon was running" in again.stdout
+
+
+def run_launcher(
+    launcher: Path, argv: list[str], daemon: Daemon, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(launcher), *argv],
+        capture_output=True,
+        text=True,
+        env=daemon.env,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
 
 
 # Paragraphs enough for a snapshot far longer than a pipe holds (64 KiB): the CLI is
@@ -252,22 +318,23 @@ def first_line_then_close(argv: list[str], env: dict[str, str], cwd: Path) -> tu
         return process.wait(timeout=120), stderr
 
 
-@pytest.mark.parametrize(
-    "env",
-    [
-        {},  # relayed
-        {"TZ": "Pacific/Chatham"},  # another time zone than the daemon's: the reference
-    ],
-    ids=["relayed", "reference"],
-)
+@pytest.mark.parametrize("relayed", [True, False], ids=["relayed", "reference"])
 def test_a_reader_closing_early_ends_the_call_quietly(
-    daemon: Daemon, launcher: Path, long_page: str, env: dict[str, str], tmp_path: Path
+    daemon: Daemon, launcher: Path, long_page: str, relayed: bool, tmp_path: Path
 ) -> None:
     """`steadyhand ... | head -1`: no BrokenPipeError traceback; a relayed call exits 141
     as a program SIGPIPE ends (git, cat) does. The reference prints with print(), whose
-    write, cut short by the reader, may end without an error (exit 0, as it was)."""
+    write, cut short by the reader, may end without an error (exit 0, as it was). (The
+    launcher leaves a call to the reference when the state dir is named in TOML.)"""
+    env = daemon.env
+    if not relayed:
+        config = tmp_path / "config" / "steadyhand" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(f"state_dir = {str(daemon.settings.state_dir)!r}\n")
+        del env["STEADYHAND_STATE_DIR"]
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     argv = [str(launcher), "snapshot", "--max-chars", "10000000", "--session", long_page]
-    code, stderr = first_line_then_close(argv, dict(daemon.env, **env), tmp_path)
+    code, stderr = first_line_then_close(argv, env, tmp_path)
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert stderr == ""
-    assert code == cli_relay.CLOSED_PIPE_EXIT if not env else code in (0, 141)
+    assert code == cli_relay.CLOSED_PIPE_EXIT if relayed else code in (0, 141)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.engine.chromium import find_owned_browsers, owned_processes
-from steadyhand.rpc_client import process_alive
+from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon, run_cli, wait_until

@@ -10,12 +10,14 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from steadyhand import rpc_client
 from steadyhand.desktop.session import DesktopSession
+from steadyhand.fronts.cli import relay as cli_relay
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.integration.test_desktop import ref_of, snap
@@ -169,6 +171,40 @@ def test_acting_on_refs_gives_events_on_their_objects(
     texts = watch(d, since=since, events="text.changed,name.changed", duration="0s")[0]
     assert {e["kind"] for e in texts["events"]} == {"text.changed", "name.changed"}
     assert d.fail("desktop.watch", events="window.moved").code == "bad_request"
+
+
+def test_the_cli_streams_a_watch_as_the_reference_does(
+    desktop: DesktopSession, watcher: Daemon, form: int, tmp_path: Path
+) -> None:
+    """`desktop watch` through the launcher (its lines streamed from the daemon) prints what
+    the reference prints, with the event times in the caller's time zone."""
+    d = watcher
+    (name,), _, since = acting_on(desktop, d, form, ("text", "Name"))
+    d.call("desktop.type", ref=name, text="Ada")
+    launcher = tmp_path / "steadyhand"
+    assert cli_relay.write_launcher(str(launcher))
+    watch_argv = ["desktop", "watch", "--since", str(since), "--app", str(form), "--for", "0s"]
+    watch_argv += ["--events", "text.changed"]
+    env = dict(d.env, TZ="Asia/Tokyo")
+    for argv in (watch_argv, [*watch_argv, "--json"]):
+        reference, relayed = (
+            subprocess.run(
+                [*program, *argv],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp_path,
+                timeout=120,
+                check=False,
+            )
+            for program in ([sys.executable, "-m", "steadyhand.fronts.cli.main"], [str(launcher)])
+        )
+        assert (relayed.returncode, relayed.stdout, relayed.stderr) == (
+            reference.returncode,
+            reference.stdout,
+            reference.stderr,
+        )
+        assert relayed.returncode == 0 and "insert at 0: 'Ada'" in relayed.stdout
 
 
 def test_focus_moving_is_a_focus_event_on_the_object(

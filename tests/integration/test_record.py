@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import stat
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from tests.conftest import Daemon, wait_until
 pytestmark = pytest.mark.integration
 
 CLICKS = 3
+HOLD_S = 0.3  # three frames' intervals at 10 fps
 
 
 def check_video(daemon: Daemon, path: Path, frames: int | None = None) -> Avi:
@@ -66,10 +68,13 @@ def ffprobe_frames(path: Path) -> int | None:
 
 def click_through(daemon: Daemon, session: str, clicks: int = CLICKS, done: int = 0) -> None:
     """Click Next `clicks` times (`done`: clicked before): each click repaints the page
-    (another colour, a label)."""
+    (another colour, a label), which then holds for HOLD_S. A recording at 10 fps gets a
+    frame of every state that lasts over a frame's interval; one that lasts less (a click
+    answered in 50 ms, the next at once) may rightly be skipped."""
     button = find_ref(daemon.snapshot(session), "button", "Next")
     for n in range(done + 1, done + clicks + 1):
         daemon.call("click", session=session, ref=button, expect_text=f"step {n}")
+        time.sleep(HOLD_S)
 
 
 def test_a_recording_holds_the_page_as_it_changed(daemon: Daemon, site: str) -> None:

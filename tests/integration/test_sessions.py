@@ -18,7 +18,7 @@ import pytest
 
 from steadyhand import rpc_client
 from steadyhand.engine.chromium import find_owned_browsers, owned_processes
-from steadyhand.rpc_client import process_alive
+from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, make_settings, wait_until
 

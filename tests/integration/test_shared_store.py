@@ -15,7 +15,7 @@ import pytest
 
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.rpc_client import process_alive
+from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.postgres import PostgresStore
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until

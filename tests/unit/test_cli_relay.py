@@ -39,31 +39,14 @@ def test_the_relay_imports_builtin_modules_only() -> None:
         "steadyhand.fronts.cli",
         "steadyhand.fronts.cli.relay",
         "steadyhand.fronts.cli.progress",  # the progress line, one class for both CLIs
+        "steadyhand.processes",  # waiting for the daemon `daemon stop` stopped
     }
-    assert loaded - ours <= {"_json", "_socket", "__future__"}, loaded
+    assert loaded - ours <= {"_json", "_socket", "__future__", "time"}, loaded
 
 
 def test_fronts_are_the_reference_clis() -> None:
     reference = {name: module for name, (module, _) in cli.FRONTS.items()}
     assert reference == cli_relay.FRONTS
-
-
-@pytest.mark.parametrize(
-    ("argv", "asks"),
-    [
-        (["snapshot"], False),
-        (["snapshot", "-h"], True),
-        (["--help"], True),
-        (["tabs", "--he"], True),
-        (["daemon", "start", "--headed"], True),  # an abbreviation argparse might take
-        (["click", "-ch"], True),  # a cluster of short flags
-        (["type", "e3", "--", "-h"], False),
-        (["type", "e3", "hello"], False),
-        (["snapshot", "--session", "s1"], False),
-    ],
-)
-def test_anything_that_may_ask_for_help_goes_to_the_reference(argv: list[str], asks: bool) -> None:
-    assert cli_relay.asks_help(argv) is asks
 
 
 def environment(monkeypatch: pytest.MonkeyPatch, **values: str | None) -> dict[str, str]:
@@ -187,7 +170,7 @@ def test_a_lost_reply_is_reported_as_the_reference_does(
     )
     code = cli_errors.report_error(error, as_json)
     theirs = capsys.readouterr()
-    assert cli_relay.no_answer(message, as_json) == code == 6
+    assert cli_relay.show(cli_relay.no_answer(message, as_json)) == code == 6
     assert capsys.readouterr() == theirs
 
 
@@ -213,7 +196,8 @@ def test_a_daemon_dying_as_it_is_asked_leaves_start_and_stop_to_the_reference(
             with pytest.raises(cli_relay.Fallback):
                 cli_relay.answer(ours, b"{}\n", False, False, cli_relay.lifecycle(argv))
         else:
-            assert cli_relay.answer(ours, b"{}\n", False, False, cli_relay.lifecycle(argv)) == 6
+            output = cli_relay.answer(ours, b"{}\n", False, False, cli_relay.lifecycle(argv))
+            assert cli_relay.show(output) == 6
             assert "daemon_unavailable" in capsys.readouterr().err
     finally:
         ours.close()
@@ -241,3 +225,41 @@ def test_the_launcher_runs_the_relay_without_site(tmp_path: Path) -> None:
         [str(launcher), "mcp", "--help"], capture_output=True, text=True, check=False
     )
     assert helped.returncode == 0 and "usage: steadyhand mcp" in helped.stdout
+
+
+def test_a_call_handed_back_finds_standard_input_as_the_launcher_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon without `cli.run` (an older one) hands the call back after the launcher
+    has read --stdin's text: the reference must find that text on standard input."""
+    import io
+    import posix
+    import socket
+    import threading
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(tmp_path / "daemon.sock"))
+    server.listen()
+    asked: list[bytes] = []
+
+    def answer_once() -> None:
+        connection, _ = server.accept()
+        with connection, connection.makefile("rb") as lines:
+            asked.append(lines.readline())
+            connection.sendall(
+                b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}}\n'
+            )
+
+    thread = threading.Thread(target=answer_once)
+    thread.start()
+    environ = {**posix.environ, b"STEADYHAND_STATE_DIR": str(tmp_path).encode()}
+    monkeypatch.setattr(posix, "environ", environ)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("secret\n"))
+    try:
+        with pytest.raises(cli_relay.Fallback):
+            cli_relay.relay(["type", "e1", "--stdin"])
+    finally:
+        thread.join(10)
+        server.close()
+    assert json.loads(asked[0])["params"]["stdin"] == "secret\n"
+    assert sys.stdin.read() == "secret\n"

@@ -1,9 +1,15 @@
-"""The thin CLI: parse argv with a parser generated from the command table, ask the daemon.
+"""The reference CLI: parse argv with a parser generated from the command table, ask the
+daemon, print its reply.
 
-Standard library only on the hot path: argument shapes come from `cli_spec.json` (written
-from the command table), the request goes over the daemon's Unix socket, and the daemon is
-started on the first call. Human-readable output by default, `--json` for agents; the exit
-code says which class of error happened (see errors.py).
+Every CLI call is parsed, run and printed by the daemon with this module's functions
+(fronts/cli/host.py), relayed by the launcher (relay.py). This process runs a call itself
+only where no daemon can: none is listening (it starts one on the first call that needs
+it, or says why it will not), the state dir is named in the TOML config (the launcher
+cannot find the socket without reading TOML), the fronts, which are programs of their own,
+and `desktop session`. For that cold path it stays on the standard library: argument
+shapes come from `spec.json` (written from the command table; a unit test keeps them
+equal), the request goes over the daemon's Unix socket. Human-readable output by default,
+`--json` for agents; the exit code says which class of error happened (see errors.py).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
 from steadyhand.fronts.cli.errors import report_error
 from steadyhand.fronts.cli.progress import ProgressLine
+from steadyhand.processes import wait_exit
 from steadyhand.snapshot.lookup import split_field
 
 TYPE_CHECKING = False  # see errors.py
@@ -195,20 +202,43 @@ def _switchable(param: Spec) -> bool:
     return bool(param["optional"] or param["default"] is True)
 
 
+class Caller:
+    """The process a call comes from: its standard input (--stdin's text, a batch's
+    steps) and the directory its relative file paths start at. This one is the CLI's own
+    process; the daemon's end of a relayed call has the launcher's (fronts/cli/host.py)."""
+
+    def stdin(self, what: str) -> str:
+        """The whole of standard input; `what` names what it is read for (the error)."""
+        if sys.stdin is None or (what == "steps" and sys.stdin.isatty()):
+            raise no_stdin(what)
+        return sys.stdin.read()
+
+    def path(self, given: str) -> str:
+        return os.path.abspath(given)
+
+
+def no_stdin(what: str) -> SteadyhandError:
+    """The error of a call that reads standard input where there is none to read."""
+    if what == "steps":
+        return SteadyhandError(
+            ErrorCode.BAD_REQUEST, "batch needs STEPS, or steps on standard input", STEPS_HINT
+        )
+    return SteadyhandError(
+        ErrorCode.BAD_REQUEST, f"{what}: there is no standard input", "pipe the value in"
+    )
+
+
 def params_from_args(
-    spec: Spec,
-    command: Spec,
-    args: argparse.Namespace,
-    stdin: Callable[[], str] | None = None,
+    spec: Spec, command: Spec, args: argparse.Namespace, caller: Caller | None = None
 ) -> dict[str, Any]:
-    """The command's params from parsed argv. `stdin`: where --stdin's text comes from
-    (default: this process's standard input; the daemon's end of a relayed call passes
-    what the launcher read)."""
+    """The command's params from parsed argv; standard input and relative paths are the
+    caller's (default: this process)."""
+    caller = caller or Caller()
     params: dict[str, Any] = {}
     for param in command["params"]:
         value = getattr(args, param["name"], None)
         if param["type"] == "steps":
-            value = steps_from(spec, value)
+            value = steps_from(spec, value, caller)
         if param["sensitive"] and getattr(args, "stdin", False):
             if value:
                 raise SteadyhandError(
@@ -216,7 +246,7 @@ def params_from_args(
                     f"{param['name']} given both on the command line and with --stdin",
                     "give it one way",
                 )
-            text = stdin() if stdin is not None else sys.stdin.read()
+            text = caller.stdin("--stdin")
             value = text.splitlines() if param["type"] == "map" else text.removesuffix("\n")
         if param["required"] and value in (None, []):
             raise SteadyhandError(
@@ -229,7 +259,7 @@ def params_from_args(
         if param["type"] == "map":
             value = _pairs(param["name"], value)
         if param["file_path"]:
-            value = os.path.abspath(str(value))
+            value = caller.path(str(value))
         params[param["name"]] = value
     for option in spec["globals"]:
         if getattr(args, option["name"], None) is not None:
@@ -269,16 +299,13 @@ STEPS_HINT = (
 )
 
 
-def steps_from(spec: Spec, given: str | None) -> list[Any]:
+def steps_from(spec: Spec, given: str | None, caller: Caller | None = None) -> list[Any]:
     """A batch's steps from STEPS, or from standard input when it is absent or `-`: a JSON
     array of {command, params}, or one command per line as typed after `steadyhand`
     (quoted as in the shell; blank lines and `#` comments skipped)."""
+    caller = caller or Caller()
     if given is None or given == STDIN:
-        if sys.stdin is None or sys.stdin.isatty():
-            raise SteadyhandError(
-                ErrorCode.BAD_REQUEST, "batch needs STEPS, or steps on standard input", STEPS_HINT
-            )
-        given = sys.stdin.read()
+        given = caller.stdin("steps")
     if given.lstrip().startswith("["):
         try:
             steps = json.loads(given)
@@ -293,11 +320,11 @@ def steps_from(spec: Spec, given: str | None) -> list[Any]:
     return [
         step
         for number, line in enumerate(lines, 1)
-        if (step := step_of_line(spec, number, line)) is not None
+        if (step := step_of_line(spec, number, line, caller)) is not None
     ]
 
 
-def step_of_line(spec: Spec, number: int, line: str) -> dict[str, Any] | None:
+def step_of_line(spec: Spec, number: int, line: str, caller: Caller) -> dict[str, Any] | None:
     """One command line as a step, parsed as argv is; None for a blank or comment line."""
     import shlex  # only for batches: not on every call's path
 
@@ -346,7 +373,7 @@ def step_of_line(spec: Spec, number: int, line: str) -> dict[str, Any] | None:
             f"line {number}: --stdin cannot be used in a batch (standard input is the batch)",
             "give the value on the line, or the whole batch as a JSON argument",
         )
-    return {"command": name, "params": params_from_args(spec, command, args)}
+    return {"command": name, "params": params_from_args(spec, command, args, caller)}
 
 
 # ---------------------------------------------------------------- output
@@ -368,17 +395,20 @@ class StreamLines:
         self.printed = 0
 
     def __call__(self, done: int, total: int | None, message: str) -> None:
-        if self.as_json:
-            line = message
-        else:
-            try:
-                item = json.loads(message)
-            except ValueError:
-                item = message
-            line = reply.event_line(item) if isinstance(item, dict) else str(item)
-        self.stream.write(line + "\n")
+        self.stream.write(stream_line(message, self.as_json))
         self.stream.flush()
         self.printed += 1
+
+
+def stream_line(message: str, as_json: bool) -> str:
+    """One note of a streaming command as printed: the JSON itself with --json, else text."""
+    if as_json:
+        return message + "\n"
+    try:
+        item = json.loads(message)
+    except ValueError:
+        item = message
+    return (reply.event_line(item) if isinstance(item, dict) else str(item)) + "\n"
 
 
 # ---------------------------------------------------------------- entry point
@@ -464,7 +494,11 @@ def _daemon_start(settings: Settings, args: argparse.Namespace) -> dict[str, Any
     """Start the daemon unless one runs (start_daemon finds it); its status either way."""
     settings = settings.replace(headless=not args.headed)
     rpc_client.start_daemon(settings)
-    status: dict[str, Any] = rpc_client.request(settings, "daemon.status", {}, 10.0)
+    return started_as_asked(settings, rpc_client.request(settings, "daemon.status", {}, 10.0))
+
+
+def started_as_asked(settings: Settings, status: dict[str, Any]) -> dict[str, Any]:
+    """The running daemon's status; an error when it runs otherwise than `settings` ask."""
     if status.get("headless", True) != settings.headless:
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST,
@@ -484,7 +518,7 @@ def _daemon_stop(settings: Settings, args: argparse.Namespace) -> dict[str, Any]
         if rpc_client.never_sent(exc):
             return {"stopping": False, "note": "no daemon was running"}
         raise
-    if pid is not None and not rpc_client.wait_exit(pid, STOP_WAIT_S):
+    if pid is not None and not wait_exit(pid, STOP_WAIT_S):
         raise SteadyhandError(
             ErrorCode.DAEMON_UNAVAILABLE,
             f"the daemon (pid {pid}) did not exit within {STOP_WAIT_S:.0f} s",

@@ -1,18 +1,22 @@
 """The `steadyhand` command's fast path: the daemon parses and answers, this process relays.
 
-The reference CLI (cli.py) builds an argparse parser from the command spec and imports
+The reference CLI (main.py) builds an argparse parser from the command spec and imports
 json, pathlib and socket in every process, which costs several times a bare interpreter's
-start. This module imports builtin modules only (posix, _socket, _json): it sends argv,
-the working directory and the caller's settings environment to the daemon's `cli.run`
-(fronts/cli/host.py), which parses them with the reference's own parser, runs the command
-and sends back the stdout, stderr and exit code the reference would have produced.
+start. This module imports builtin modules only (posix, _socket, _json, time): it sends
+argv, the working directory and the caller's settings environment to the daemon's
+`cli.run` (fronts/cli/host.py), which parses them with the reference's own parser, runs
+the command and sends back the stdout, stderr and exit code the reference would have
+produced, wrapped to this terminal and in this time zone. On the way it prints a
+streaming command's lines and the progress line, sends standard input when the call
+reads it (--stdin's text, a batch's steps), and after `daemon stop` waits for the daemon
+to exit.
 
-Whatever the relay cannot do as the reference would, the reference does, in this process:
-no daemon listening, help, the fronts (`mcp`, `serve`, `tools`) and `desktop session`,
-and, said by the daemon before it runs anything, `daemon start|stop`, streaming commands,
-a batch's steps from standard input, a terminal of another width or time zone than the
-daemon's. --stdin's text (a secret) is read here once a daemon answers and sent with the
-call; a call the reference takes over then reads it from this process as it read it.
+The reference runs a call here only where no daemon can: none is listening (the
+reference starts one, or says why it will not), the state dir is named in the TOML
+config (its socket is unknown until TOML is read), and the fronts (`mcp`, `serve`,
+`tools`, `doctor`) and `desktop session`, which are programs of their own. A daemon
+that hands a call back (one without `cli.run`, or dying as asked to start or stop)
+leaves it to the reference too, which then finds standard input as this process read it.
 
 `make` installs the `steadyhand` command as a launcher that runs this module on an
 interpreter started without `site` (`python -S`): see `write_launcher`.
@@ -25,6 +29,7 @@ import posix
 import sys
 
 from steadyhand.fronts.cli.progress import ProgressLine
+from steadyhand.processes import wait_exit
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
@@ -53,6 +58,10 @@ CONFIG_NAME = "/steadyhand/config.toml"
 
 class Fallback(Exception):
     """The reference CLI must run this call; nothing of it ran in the daemon."""
+
+
+class StdinWanted(Exception):
+    """The daemon asks for standard input (a batch's steps); nothing of the call ran."""
 
 
 class _Decoder:
@@ -126,7 +135,7 @@ def reference(argv: "list[str]") -> int:
 
 def relay(argv: "list[str]") -> int:
     """Have the daemon run the call; its exit code. Fallback when the reference must."""
-    if not argv or argv[0] in FRONTS or argv[:2] == ["desktop", "session"] or asks_help(argv):
+    if argv and (argv[0] in FRONTS or argv[:2] == ["desktop", "session"]):
         raise Fallback
     encoding = sys.getfilesystemencoding()
     env = {
@@ -152,16 +161,24 @@ def relay(argv: "list[str]") -> int:
         passed = {k: v for k, v in env.items() if k.startswith(ENV_PREFIX) or k in PASSED}
         stdin = read_stdin(argv)  # once a daemon answers: else the reference reads it
         try:
-            request = encode_request(
-                argv, cwd, passed, config, state_dir, width=columns(env), tty=tty, stdin=stdin
-            )
-            return answer(sock, request, tty, "--json" in argv, lifecycle(argv))
+            while True:
+                request = encode_request(
+                    argv, cwd, passed, config, state_dir, width=columns(env), tty=tty, stdin=stdin
+                )
+                try:
+                    output = answer(sock, request, tty, "--json" in argv, lifecycle(argv))
+                    break
+                except StdinWanted:
+                    if stdin is not None or sys.stdin is None or sys.stdin.isatty():
+                        raise Fallback from None  # the reference says there is none
+                    stdin = sys.stdin.read()
         except Fallback:
             if stdin is not None:  # the reference reads what this process already did
                 sys.stdin = _io.StringIO(stdin)
             raise
     finally:
         sock.close()
+    return show(output)
 
 
 def read_stdin(argv: "list[str]") -> "str | None":
@@ -171,16 +188,6 @@ def read_stdin(argv: "list[str]") -> "str | None":
     if sys.stdin is None:
         raise Fallback  # the reference says there is none
     return sys.stdin.read()
-
-
-def asks_help(argv: "list[str]") -> bool:
-    """Whether argparse could take a word for -h/--help (an abbreviation, a cluster)."""
-    for word in argv:
-        if word == "--":
-            return False
-        if word.startswith("--h") or (word[:1] == "-" and word[1:2] != "-" and "h" in word):
-            return True
-    return False
 
 
 def state_dir_of(env: "dict[str, str]", cwd: str) -> str:
@@ -289,17 +296,20 @@ def encode_request(
 
 
 def lifecycle(argv: "list[str]") -> bool:
-    """`daemon start|stop`: the daemon hands these back to the reference without running them."""
+    """`daemon start|stop`: a daemon dying as asked leaves these to the reference."""
     at = argv.index("daemon") if "daemon" in argv else -1
     return 0 <= at < len(argv) - 1 and argv[at + 1] in ("start", "stop")
 
 
-def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: bool) -> int:
-    """Send the call, print what the daemon says the reference would have; the exit code.
+def answer(
+    sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: bool
+) -> "dict[str, Any]":
+    """Send the call and print what it streams (its lines, progress, notices); the output
+    the daemon says the reference would have printed.
 
-    `lifecycle`: a call the daemon never runs itself. A daemon dying as it is asked (a
-    socket still listening in its last threads, then reset) leaves such a call to the
-    reference, which starts or stops the daemon as if none had answered.
+    `lifecycle`: `daemon start|stop`. A daemon dying as it is asked (a socket still
+    listening in its last threads, then reset) leaves such a call to the reference, which
+    starts or stops the daemon as if none had answered.
     """
     method = METHOD  # until the daemon names the command
     heard = False
@@ -325,6 +335,9 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: boo
             if message.get("method") == "cli.wait":
                 method = str(note.get("method"))
                 sock.settimeout(float(note.get("seconds") or FIRST_WAIT_S))
+            elif message.get("method") == "cli.out":  # a streaming command's line
+                write_all(sys.stdout, str(note.get("text")))
+                sys.stdout.flush()
             elif message.get("method") != "progress":
                 continue
             elif note.get("notice"):  # cli.notice_line
@@ -337,11 +350,24 @@ def answer(sock: "Any", request: bytes, tty: bool, as_json: bool, lifecycle: boo
             raise Fallback from None
         return no_answer(f"the daemon did not answer {method}: {exc}", as_json)
     result = message.get("result")
-    if "error" in message or not isinstance(result, dict) or result.get("fallback"):
-        raise Fallback  # a daemon without cli.run, or a call the reference must make
-    write_all(sys.stdout, result.get("stdout", ""))
-    sys.stderr.write(result.get("stderr", ""))
-    return int(result.get("exit", 1))
+    if "error" in message or not isinstance(result, dict):
+        raise Fallback  # a daemon without cli.run
+    if result.get("read_stdin"):
+        raise StdinWanted
+    if "exit" not in result:
+        raise Fallback  # a daemon that hands the call back
+    return result
+
+
+def show(output: "dict[str, Any]") -> int:
+    """Print the daemon's output for the call (once the daemon it stopped has exited, or
+    what it said to print if not); the exit code."""
+    wait = output.get("wait")
+    if isinstance(wait, dict) and not wait_exit(int(wait["pid"]), float(wait["seconds"])):
+        output = wait["otherwise"]
+    write_all(sys.stdout, output.get("stdout", ""))
+    sys.stderr.write(output.get("stderr", ""))
+    return int(output.get("exit", 1))
 
 
 def write_all(stream: "Any", text: str) -> None:
@@ -372,7 +398,7 @@ def decode(line: bytes) -> "dict[str, Any]":
     return message
 
 
-def no_answer(message: str, as_json: bool) -> int:
+def no_answer(message: str, as_json: bool) -> "dict[str, Any]":
     """cli_errors.report_error of the daemon_unavailable error rpc_client raises (exit 6)."""
     hint = "see daemon.log in the state dir; `steadyhand daemon status`"
     if as_json:
@@ -383,10 +409,12 @@ def no_answer(message: str, as_json: bool) -> int:
             + _quote(hint)
             + ', "data": {"sent": true}}'
         )
-        sys.stdout.write('{"ok": false, "error": ' + error + "}\n")
-    else:
-        sys.stderr.write(f"error [daemon_unavailable]: {message}\nhint: {hint}\n")
-    return 6
+        return {"stdout": '{"ok": false, "error": ' + error + "}\n", "stderr": "", "exit": 6}
+    return {
+        "stdout": "",
+        "stderr": f"error [daemon_unavailable]: {message}\nhint: {hint}\n",
+        "exit": 6,
+    }
 
 
 # ---------------------------------------------------------------- the launcher

@@ -1,8 +1,9 @@
 """Generate the CLI's argument spec from the command table.
 
-The thin CLI must not import pydantic, so it reads `cli_spec.json`, which this module
-writes: `python -m steadyhand.fronts.cli.spec` (or `make spec`). A test fails when the
-file and the table disagree, so the table stays the one definition.
+The daemon's end of the CLI (host.py) builds it in memory. The reference CLI, which runs
+where no daemon is yet, must not import pydantic, so it reads `spec.json`, which this
+module writes: `python -m steadyhand.fronts.cli.spec` (or `make spec`). A test fails when
+the file and the table disagree, so the table stays the one definition.
 """
 
 from __future__ import annotations
