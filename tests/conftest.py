@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -21,6 +22,7 @@ from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.errors import SteadyhandError
+from steadyhand.fronts.cli import main as cli_main
 from tests import desktop_env
 from tests.postgres import PostgresServer, postgres_server
 
@@ -147,8 +149,11 @@ class Daemon:
         return rpc_client.daemon_pid(self.settings)
 
     def stop(self) -> None:
+        """Stop the daemon as `steadyhand daemon stop` does, with the CLI's own function run
+        in this process (a teardown need not start an interpreter); returns once the
+        daemon's process has exited."""
         if self.pid() is not None:
-            self.cli("daemon", "stop")
+            cli_main.RUN_HERE["daemon.stop"](self.settings, argparse.Namespace())
 
 
 def make_settings(state_dir: Path, **overrides: Any) -> Settings:
@@ -171,11 +176,35 @@ def running_daemon(settings: Settings, environ: dict[str, str] | None = None) ->
         handle.stop()
 
 
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    """One running daemon shared by a test module; each test uses its own session names."""
-    with running_daemon(make_settings(tmp_path_factory.mktemp("state"))) as handle:
+@pytest.fixture(scope="session")
+def worker_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """The daemon the test modules of this worker (or run) share: see `daemon`."""
+    with running_daemon(make_settings(tmp_path_factory.mktemp("shared-state"))) as handle:
         yield handle
+
+
+@pytest.fixture(scope="module")
+def daemon(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Daemon]:
+    """A running daemon for a test module; each test uses its own session names.
+
+    Modules take turns on one daemon per worker (starting one costs a Python process,
+    Playwright's driver and a Chromium, some 3 CPU-seconds), each closing the sessions it
+    opened as it ends. A module whose tests look at the daemon as a whole (every session,
+    its counters, its log, its process) sets OWN_DAEMON to the reason and gets its own."""
+    if getattr(request.module, "OWN_DAEMON", None):
+        with running_daemon(make_settings(tmp_path_factory.mktemp("state"))) as handle:
+            yield handle
+        return
+    shared: Daemon = request.getfixturevalue("worker_daemon")
+    if shared.pid() is None:  # an earlier module stopped it
+        rpc_client.start_daemon(shared.settings)
+    before = set(shared.statuses())
+    yield shared
+    with contextlib.suppress(SteadyhandError):
+        for name in set(shared.statuses()) - before:
+            shared.call("close", session=name)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import Daemon, wait_until
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "its tests time the daemon's first commands"  # conftest.daemon
 
 
 def log_events(daemon: Daemon) -> list[str]:

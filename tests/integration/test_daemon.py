@@ -19,6 +19,7 @@ from steadyhand.store.sqlite import Store
 from tests.conftest import Daemon, run_cli, wait_until
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "its tests stop, kill and restart the daemon"  # conftest.daemon
 
 CHROMIUM_NAMES = {"chromium", "chrome", "chromium-browser", "chrome_crashpad_handler"}
 

@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import Daemon
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "doctor looks at the daemon as a whole"  # conftest.daemon
 
 
 def doctor(env: dict[str, str], *flags: str) -> tuple[int, dict[str, Any]]:

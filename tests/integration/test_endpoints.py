@@ -27,6 +27,7 @@ __all__ = ["hostile"]  # a fixture these tests use too
 
 SITE_FILES = Path(__file__).parents[1] / "fixtures/site/files"
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("endpoints")]
+OWN_DAEMON = "its sessions spread over the daemon's browsers by load"  # conftest.daemon
 
 
 @dataclass

@@ -38,6 +38,7 @@ from tests.conftest import Daemon, make_settings, running_daemon
 from tests.http_server import HttpServer, start_http
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "the fuzzer may call any operation on the daemon"  # conftest.daemon
 
 EXAMPLES = 15  # per operation, positive and negative together
 LIVE = "fuzz"

@@ -26,6 +26,7 @@ from tests.conftest import Daemon, make_settings, running_daemon
 from tests.http_server import start_http
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "its tests count the daemon's metrics and read its whole log"  # conftest.daemon
 
 PASSWORD = "hunter2-Zq9-not-for-logs"
 URL_TOKEN = "tok3n-V4lue-not-for-logs"

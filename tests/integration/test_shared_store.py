@@ -21,6 +21,7 @@ from steadyhand.store.postgres import PostgresStore
 from tests.conftest import Daemon, make_settings, running_daemon, wait_until
 
 pytestmark = pytest.mark.integration
+OWN_DAEMON = "its daemons share a store and take each other's sessions over"  # conftest.daemon
 
 LEASE_S = 2.0
 PASSWORD = "not-to-be-logged"
