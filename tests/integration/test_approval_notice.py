@@ -47,7 +47,8 @@ class Lines:
 
     def __init__(self, stream: IO[str]) -> None:
         self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+        self.reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.reader.start()
 
     def _read(self, stream: IO[str]) -> None:
         for line in stream:
@@ -55,6 +56,16 @@ class Lines:
 
     def next(self, timeout: float = 60) -> str:
         return self.lines.get(timeout=timeout)
+
+
+def ended(process: subprocess.Popen[str], timeout: float = 60) -> str:
+    """Its stdout, once it has exited. (Not communicate(): that reads stderr too, racing
+    the Lines reader for the last lines, which then never reach the test.)"""
+    assert process.stdout is not None
+    out = Lines(process.stdout)
+    process.wait(timeout=timeout)
+    out.reader.join(timeout)
+    return "".join(out.lines.get_nowait() for _ in range(out.lines.qsize()))
 
 
 def background(d: Daemon, *argv: str) -> tuple[subprocess.Popen[str], Lines]:
@@ -87,12 +98,13 @@ def test_the_cli_says_at_once_what_it_waits_for_on_a_piped_stderr(gated: Daemon,
         pending = [a for a in gated.call("approvals")["approvals"] if a["status"] == "pending"]
         assert [a["id"] for a in pending if a["session"] == s] == [approval]
         assert gated.cli("approve", approval).rc == 0
-        out, rest = process.communicate(timeout=60)
+        out = ended(process)
     finally:
         process.kill()
-    assert process.returncode == 0, rest
+    stderr.reader.join(60)
+    assert process.returncode == 0, list(stderr.lines.queue)
     assert "click" in out and approval in out
-    assert rest == "" and stderr.lines.empty(), "the notice is all stderr says"
+    assert stderr.lines.empty(), "the notice is all stderr says"
 
 
 def test_the_reference_cli_says_it_too_and_a_denial_still_fails(gated: Daemon) -> None:
@@ -103,7 +115,7 @@ def test_the_reference_cli_says_it_too_and_a_denial_still_fails(gated: Daemon) -
         match = NOTICE.fullmatch(stderr.next().rstrip("\n"))
         assert match and match.group(2) == "request_approval: wire 5 EUR"
         assert gated.cli("deny", match.group(1), "--note", "no").rc == 0
-        out, _ = process.communicate(timeout=60)
+        out = ended(process)
     finally:
         process.kill()
     assert process.returncode == 7 and out == ""
