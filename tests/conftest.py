@@ -87,10 +87,16 @@ class CliRun:
 
 
 def run_cli(
-    *args: str, env: dict[str, str], stdin: str | None = None, cwd: Path | None = None
+    *args: str,
+    env: dict[str, str],
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    program: list[str] | None = None,
 ) -> CliRun:
+    """`steadyhand ARGS` as its own process (`program`: another way in, the launcher or the
+    reference CLI)."""
     done = subprocess.run(
-        [sys.executable, "-m", "steadyhand", *args],
+        [*(program or [sys.executable, "-m", "steadyhand"]), *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -18,7 +18,7 @@ import pytest
 from steadyhand.fronts.cli import relay as cli_relay
 from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
-from tests.conftest import Daemon
+from tests.conftest import CliRun, Daemon, run_cli
 
 pytestmark = pytest.mark.integration
 REFERENCE = [sys.executable, "-m", "steadyhand.fronts.cli.main"]
@@ -205,7 +205,7 @@ def test_calls_are_relayed_not_fallen_back(
         cli_relay.relay(["mcp"])
 
 
-def test_stdin_goes_with_the_relayed_call_and_back_to_the_reference_when_it_takes_over(
+def test_stdin_goes_with_the_relayed_call_in_any_time_zone(
     daemon: Daemon,
     page: str,
     tmp_path: Path,
@@ -213,7 +213,8 @@ def test_stdin_goes_with_the_relayed_call_and_back_to_the_reference_when_it_take
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """--stdin's text (a secret, kept out of argv) is read by the launcher and answered by
-    the daemon; when the daemon hands the call back, the reference reads the same text."""
+    the daemon, whatever the caller's time zone. (A call the daemon hands back after the
+    launcher read the text: test_cli_relay's unit test with a daemon without cli.run.)"""
     monkeypatch.setenv("STEADYHAND_STATE_DIR", str(daemon.settings.state_dir))
     monkeypatch.chdir(tmp_path)
     ref = find_ref(page, "textbox", "Name")
@@ -263,29 +264,19 @@ def test_without_a_daemon_the_reference_starts_one(
     pid = fresh_daemon.pid()
     assert pid is not None
     started = run_launcher(launcher, ["daemon", "start", "--json"], fresh_daemon, tmp_path)
-    assert started.returncode == 0 and json.loads(started.stdout)["result"]["pid"] == pid
+    assert started.rc == 0 and json.loads(started.out)["result"]["pid"] == pid
     headed = run_launcher(launcher, ["daemon", "start", "--headed"], fresh_daemon, tmp_path)
-    assert headed.returncode == 2, headed
-    assert f"the daemon (pid {pid}) is already running headless" in headed.stderr
+    assert headed.rc == 2, headed
+    assert f"the daemon (pid {pid}) is already running headless" in headed.err
     stopped = run_launcher(launcher, ["daemon", "stop"], fresh_daemon, tmp_path)
-    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.rc == 0, stopped.err
     assert not process_alive(pid), "the launcher returned before the daemon exited"
     again = run_launcher(launcher, ["daemon", "stop"], fresh_daemon, tmp_path)
-    assert again.returncode == 0 and "no daemon was running" in again.stdout
+    assert again.rc == 0 and "no daemon was running" in again.out
 
 
-def run_launcher(
-    launcher: Path, argv: list[str], daemon: Daemon, cwd: Path
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(launcher), *argv],
-        capture_output=True,
-        text=True,
-        env=daemon.env,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
+def run_launcher(launcher: Path, argv: list[str], daemon: Daemon, cwd: Path) -> CliRun:
+    return run_cli(*argv, env=daemon.env, cwd=cwd, program=[str(launcher)])
 
 
 # Paragraphs enough for a snapshot far longer than a pipe holds (64 KiB): the CLI is

@@ -18,7 +18,7 @@ import pytest
 from steadyhand import rpc_client
 from steadyhand.desktop.session import DesktopSession
 from steadyhand.fronts.cli import relay as cli_relay
-from tests.conftest import Daemon, make_settings, running_daemon, wait_until
+from tests.conftest import Daemon, make_settings, run_cli, running_daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
 from tests.integration.test_desktop import ref_of, snap
 from tests.webhook_receiver import Hook
@@ -188,23 +188,11 @@ def test_the_cli_streams_a_watch_as_the_reference_does(
     env = dict(d.env, TZ="Asia/Tokyo")
     for argv in (watch_argv, [*watch_argv, "--json"]):
         reference, relayed = (
-            subprocess.run(
-                [*program, *argv],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=tmp_path,
-                timeout=120,
-                check=False,
-            )
+            run_cli(*argv, env=env, cwd=tmp_path, program=program)
             for program in ([sys.executable, "-m", "steadyhand.fronts.cli.main"], [str(launcher)])
         )
-        assert (relayed.returncode, relayed.stdout, relayed.stderr) == (
-            reference.returncode,
-            reference.stdout,
-            reference.stderr,
-        )
-        assert relayed.returncode == 0 and "insert at 0: 'Ada'" in relayed.stdout
+        assert relayed == reference
+        assert relayed.rc == 0 and "insert at 0: 'Ada'" in relayed.out
 
 
 def test_focus_moving_is_a_focus_event_on_the_object(

@@ -15,8 +15,8 @@ What the caller's process has to do, the answer says: a streaming command's line
 text, as it sends --stdin's); `daemon stop` adds `{"wait": {pid, seconds, otherwise}}`,
 the process the launcher waits for and what it prints if it does not exit.
 
-Only `daemon start` with no daemon running (there is none to ask) and the fronts, which
-are programs of their own, stay with the reference (fronts/cli/main.py).
+Only calls no daemon can answer stay with the reference (fronts/cli/main.py, which says
+which), and the fronts, which are programs of their own.
 """
 
 from __future__ import annotations
@@ -273,12 +273,7 @@ async def _daemon_stop(
         output = printed(parsed.command, answer, "--json" in call.argv)
     if output["exit"] == 0:
         pid = os.getpid()
-        late = SteadyhandError(
-            ErrorCode.DAEMON_UNAVAILABLE,
-            f"the daemon (pid {pid}) did not exit within {cli.STOP_WAIT_S:.0f} s",
-            f"kill it (kill -9 {pid}); the next start reaps any Chromium it leaves",
-        )
-        otherwise = report(late, "--json" in call.argv)
+        otherwise = report(cli.not_exited(pid), "--json" in call.argv)
         output["wait"] = {"pid": pid, "seconds": cli.STOP_WAIT_S, "otherwise": otherwise}
     return output
 

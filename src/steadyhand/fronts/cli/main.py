@@ -519,12 +519,17 @@ def _daemon_stop(settings: Settings, args: argparse.Namespace) -> dict[str, Any]
             return {"stopping": False, "note": "no daemon was running"}
         raise
     if pid is not None and not wait_exit(pid, STOP_WAIT_S):
-        raise SteadyhandError(
-            ErrorCode.DAEMON_UNAVAILABLE,
-            f"the daemon (pid {pid}) did not exit within {STOP_WAIT_S:.0f} s",
-            f"kill it (kill -9 {pid}); the next start reaps any Chromium it leaves",
-        )
+        raise not_exited(pid)
     return result
+
+
+def not_exited(pid: int) -> SteadyhandError:
+    """The error of a stopped daemon still running after STOP_WAIT_S."""
+    return SteadyhandError(
+        ErrorCode.DAEMON_UNAVAILABLE,
+        f"the daemon (pid {pid}) did not exit within {STOP_WAIT_S:.0f} s",
+        f"kill it (kill -9 {pid}); the next start reaps any Chromium it leaves",
+    )
 
 
 # The commands about the daemon's own process, which the CLI runs itself rather than ask a
