@@ -158,6 +158,8 @@ def test_a_mock_replaces_the_answer_until_unrouted(daemon: Daemon, app: str) -> 
 def test_a_block_fails_the_fetch_and_unroute_all_lifts_it(daemon: Daemon, app: str) -> None:
     s = "block"
     daemon.call("open", url=f"{app}/app", session=s)
+    # The page's own first fetch (on load) has been answered: it is not counted below.
+    daemon.call("wait", session=s, text_gone="loading")
     before = len(Api.served)
     daemon.call("route", pattern="**/api/*", block=True, session=s)
     daemon.call("route", pattern="**/nothing-here", block=True, session=s)
