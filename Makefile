@@ -62,6 +62,7 @@ bench: $(STAMP) chromium postgresql compile
 	$(PY) bench/cli_latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/act.py
+	$(PY) bench/browser_binaries.py
 	$(PY) bench/capture_paths.py
 	$(PY) bench/sessions.py
 	$(PY) bench/fronts_http.py

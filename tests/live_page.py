@@ -34,9 +34,10 @@ def serving(daemon: Daemon, env: dict[str, str] | None = None) -> Iterator[HttpS
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """The person's browser: a Chromium of the test's own, not the daemon's."""
+    """The person's browser: a Chromium of the test's own, not the daemon's. The full
+    browser, as a person runs (the headless shell has no desktop notifications)."""
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(find_chromium()))
+        launched = playwright.chromium.launch(executable_path=str(find_chromium(headless=False)))
         yield launched
         launched.close()
 

@@ -76,7 +76,12 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 # Plain tuples of constants: Python builds them when it compiles the module, not at import.
 SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     ("state_dir", "Path", default_state_dir, "socket, store, logs, profiles, artifacts"),
-    ("chromium", "str", "", "the Chromium to launch; empty: look on PATH"),
+    (
+        "chromium",
+        "str",
+        "",
+        "the Chromium to launch; empty: the headless shell when headless, else chromium on PATH",
+    ),
     ("headless", "bool", True, "launch Chromium headless"),
     # Deadline tiers: a command's --timeout is a tier name or milliseconds. Reading and
     # acting commands default to medium, page loads to long, status to short.

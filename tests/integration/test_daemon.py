@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.engine.chromium import find_owned_browsers, owned_processes
+from steadyhand.engine.chromium import (
+    find_chromium,
+    find_owned_browsers,
+    is_headless_shell,
+    owned_processes,
+)
 from steadyhand.processes import process_alive
 from steadyhand.snapshot.lookup import find_ref
 from steadyhand.store.sqlite import Store
@@ -177,6 +182,10 @@ def test_headed_browser_on_a_virtual_display(
         assert b"--headless" not in cmdline and not any(
             a.startswith(b"--headless=") for a in cmdline
         )
+        # A window needs the full browser, never the headless shell headless sessions use.
+        assert not is_headless_shell(Path(os.readlink(f"/proc/{browser.pid}/exe")))
+        status = fresh_daemon.cli("daemon", "status", "--json").json["result"]
+        assert status["chromium"].split()[0] == str(find_chromium(headless=False)), status
         shot_run = fresh_daemon.cli("screenshot", "--json")
         assert shot_run.rc == 0, shot_run.out
         shot = shot_run.json["result"]

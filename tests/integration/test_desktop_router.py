@@ -73,7 +73,7 @@ def test_scroll_drag_and_focus_on_gtk(desktop_daemon: Daemon, gtk_grid: int) -> 
 @pytest.fixture(scope="module")
 def chromium_path() -> str:
     try:
-        return str(find_chromium())
+        return str(find_chromium(headless=False))  # a headed app window
     except Exception as exc:
         pytest.skip(f"no Chromium: {exc}")
 

@@ -65,7 +65,7 @@ def cdp_chromium(profile: Path) -> Server:
     args = [
         str(find_chromium()),
         *BASE_ARGS,
-        "--headless=new",
+        "--headless",
         "--no-sandbox",
         "--remote-debugging-port=0",
         f"--user-data-dir={profile}",

@@ -50,12 +50,12 @@ def paired(daemon: Daemon) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """The "user's" Chromium, with the extension loaded unpacked (new headless mode runs
-    extensions and their service workers)."""
+    """The "user's" Chromium, with the extension loaded unpacked (the full browser's
+    headless mode runs extensions and their service workers; the headless shell does not)."""
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("user-profile")),
-            executable_path=str(find_chromium()),
+            executable_path=str(find_chromium(headless=False)),
             headless=True,
             args=LOAD_ARGS,
             ignore_default_args=["--disable-extensions"],

@@ -233,6 +233,9 @@ def test_page_event_replies(daemon: Daemon, site: str) -> None:
     t("click", "e1", "--session", "flicker", vary=((r"· \d+ retr(y|ies) ·", "· <n> retries ·"),))
 
     t("open", f"{site}/consent.html", "--session", "consent")
+    # The library shows its banner a moment after the page loads: wait for it, so the click
+    # meets it (and the watchdog dismisses it) however fast the page opened.
+    t("wait", "--text", "We use cookies", "--session", "consent")
     t("click", 'role=button[name="Checkout"]', "--session", "consent")
 
     t("open", f"{site}/gauntlet/drag.html", "--session", "drag")

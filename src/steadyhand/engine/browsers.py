@@ -82,7 +82,7 @@ class Browsers:
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
-            path = find_chromium(self.settings.chromium)
+            path = find_chromium(self.settings.chromium, headless=self.settings.headless)
             self._check_display()
             playwright = await self.playwright()
             try:
@@ -189,7 +189,7 @@ class Browsers:
         """A browser on the profile's user-data dir (`proxy`: a session's; profile export
         and import load no page from the network, their seed pages are fulfilled;
         `emulated`: a session's emulation as context options)."""
-        path = find_chromium(self.settings.chromium)
+        path = find_chromium(self.settings.chromium, headless=self.settings.headless)
         self._check_display()
         playwright = await self.playwright()
         try:
@@ -245,5 +245,5 @@ def _launch_failed(path: object, exc: BaseException) -> SteadyhandError:
     return SteadyhandError(
         ErrorCode.BROWSER_CRASHED,
         f"Chromium at {path} failed to start: {first_line(exc)}",
-        "run `chromium --headless --version` to check the binary; see daemon.log",
+        f"run `{path} --headless --version` to check the binary; see daemon.log",
     )

@@ -1,8 +1,15 @@
 """Find the system Chromium and decide how to launch it.
 
-Discovery order: the `chromium` setting, then `STEADYHAND_CHROMIUM`, then PATH.
-Run as `python -m steadyhand.engine.chromium` to print the path found (exit 0) or
-explain what was searched (exit 5): the Makefile uses this before installing Chromium.
+Discovery order: the `chromium` setting, then `STEADYHAND_CHROMIUM`, then PATH. On PATH a
+headless browser prefers Chromium's headless shell (Debian's `chromium-headless-shell`, the
+binary Playwright itself runs headless by default): the same engine without the desktop
+browser around it, which takes about a third of the full browser's CPU for the same pages
+(bench/browser_binaries.py). A headed browser, and one that loads extensions, needs the full
+one.
+
+Run as `python -m steadyhand.engine.chromium` to print the paths found (exit 0) or explain
+what was searched (exit 5); `--missing` prints the Debian packages to install (the Makefile's
+scripts/ensure-chromium).
 """
 
 from __future__ import annotations
@@ -18,8 +25,13 @@ from pathlib import Path
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+SHELL_NAMES = ("chromium-headless-shell", "chrome-headless-shell")
+# Debian's /usr/bin/chromium-headless-shell runs the binary as a child of /bin/sh (no exec):
+# the pid Playwright launches, watches and kills would be the shell's, so take the binary.
+SHELL_BINARIES = ("/usr/lib/chromium/chromium-headless-shell",)
 INSTALL_HINT = (
-    "install Debian's chromium package (sudo apt-get install chromium), or set "
+    "install Debian's chromium packages (sudo apt-get install chromium "
+    "chromium-headless-shell), or set "
     "STEADYHAND_CHROMIUM to a Chromium binary; `make test` and `make demo` do this for you"
 )
 # Keep Chromium off the network unless a page asks: this machine's network is closed and the
@@ -34,8 +46,9 @@ BASE_ARGS = (
 OWNER_FLAG = "--steadyhand-owner="
 
 
-def find_chromium(setting: str = "") -> Path:
-    """The Chromium binary to use, or `browser_not_found` naming everything searched."""
+def find_chromium(setting: str = "", *, headless: bool = True) -> Path:
+    """The Chromium binary to use, or `browser_not_found` naming everything searched.
+    `headless=False` (a headed browser, or one with extensions) skips the headless shell."""
     searched: list[str] = []
     for origin, candidate in (
         ("setting chromium", setting),
@@ -47,7 +60,12 @@ def find_chromium(setting: str = "") -> Path:
         resolved = shutil.which(candidate)
         if resolved:
             return Path(resolved)
-    for name in PATH_NAMES:
+    if headless:
+        for binary in SHELL_BINARIES:
+            searched.append(binary)
+            if os.access(binary, os.X_OK):
+                return Path(binary)
+    for name in (*SHELL_NAMES, *PATH_NAMES) if headless else PATH_NAMES:
         searched.append(f"PATH:{name}")
         resolved = shutil.which(name)
         if resolved:
@@ -136,13 +154,41 @@ def descendants(roots: set[int]) -> set[int]:
     return tree
 
 
-def main() -> int:
+def is_headless_shell(path: Path) -> bool:
+    return path.name in SHELL_NAMES
+
+
+def missing_packages() -> list[str]:
+    """The Debian packages that would complete discovery: `chromium` when no full browser
+    is found, `chromium-headless-shell` when headless sessions would run the full one.
+    Nothing when the setting or STEADYHAND_CHROMIUM names the binary."""
+    missing = []
     try:
-        path = find_chromium()
+        find_chromium(headless=False)
+    except SteadyhandError:
+        missing.append("chromium")
+    try:
+        headless = find_chromium(headless=True)
+    except SteadyhandError:
+        headless = None
+    overridden = bool(os.environ.get("STEADYHAND_CHROMIUM"))
+    if not overridden and (headless is None or not is_headless_shell(headless)):
+        missing.append("chromium-headless-shell")
+    return missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--missing"]:
+        print(" ".join(missing_packages()))
+        return 0
+    try:
+        headed = find_chromium(headless=False)
+        headless = find_chromium(headless=True)
     except SteadyhandError as exc:
         print(f"steadyhand: {exc.message}\nhint: {exc.hint}", file=sys.stderr)
         return 5
-    print(path)
+    print(f"{headed}" if headed == headless else f"{headed}, {headless} (headless)")
     return 0
 
 

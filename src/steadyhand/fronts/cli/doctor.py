@@ -44,7 +44,7 @@ from steadyhand.redact import redact_url
 OK, WARN, FAIL = "ok", "warn", "fail"
 LAUNCH_TIMEOUT_S = 60.0
 PROBE_TIMEOUT_S = 3.0
-APT_CHROMIUM = ["apt-get", "install", "-y", "chromium"]
+APT_CHROMIUM = ["apt-get", "install", "-y", "chromium", "chromium-headless-shell"]
 
 
 @dataclass
@@ -60,13 +60,13 @@ def check_chromium(settings: Settings, fix: bool) -> tuple[Check, Path | None]:
     from steadyhand.engine.chromium import INSTALL_HINT, chromium_version, find_chromium
 
     try:
-        path = find_chromium(settings.chromium)
+        path = find_chromium(settings.chromium, headless=settings.headless)
     except SteadyhandError as exc:
         if not fix:
             return Check("chromium", FAIL, exc.message, INSTALL_HINT), None
         done = install_chromium()
         try:
-            path = find_chromium(settings.chromium)
+            path = find_chromium(settings.chromium, headless=settings.headless)
         except SteadyhandError:
             return Check("chromium", FAIL, exc.message, done or INSTALL_HINT), None
         version = chromium_version(path)
@@ -117,7 +117,7 @@ def check_launch(path: Path | None) -> Check:
             "launch",
             FAIL,
             f"headless Chromium did not load a page: {said}",
-            "run it by hand (`chromium --headless=new --dump-dom about:blank`) to see why",
+            f"run it by hand (`{path} --headless --dump-dom about:blank`) to see why",
         )
     return Check("launch", OK, f"headless, loaded a page in {took * 1000:.0f} ms")
 
