@@ -19,6 +19,9 @@ daemon or socket) with its own Chromium. On each page, per round:
   raw fill           page.locator("aria-ref=eN").fill(text), on pages with a text field
   type               steadyhand `type` by ref into that field (verified, read back)
 
+Each steadyhand act also reports where its time went (its result's `timing`: resolve,
+check, input, settle, changes, record); a table of their medians follows the main one.
+
 Both steadyhand clicks are timed right after a `snapshot` (not timed) that hands out
 the ref, as an agent's snapshot -> act loop does, so their baseline is fresh. The
 target is the first element with the fixture's role and name (Save, Edit, Open); each
@@ -52,6 +55,7 @@ from playwright.async_api import Page, async_playwright
 
 # This folder's: run as `python bench/act.py`.
 from snapshot import FIXTURES, MAX_CHARS, TIMEOUT_MS, Fixture
+from steadyhand.call import STAGES
 from steadyhand.client import LocalBackend
 from steadyhand.config import Settings
 from steadyhand.demo.server import base_url, serve_directory
@@ -85,6 +89,10 @@ class Measured:
     ms: Samples = field(default_factory=lambda: defaultdict(list))
     chars: Samples = field(default_factory=lambda: defaultdict(list))
     notes: dict[str, str] = field(default_factory=dict)  # per page: the diff's first line
+    # per (page, cell): the act result's `timing`, ms per stage (call.STAGES)
+    stages: defaultdict[tuple[str, str], defaultdict[str, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     failures: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
@@ -134,6 +142,10 @@ class Bench:
             self.field_ref = raw_ref(text, *FIELDS[self.name])
         return text
 
+    def staged(self, cell: str, done: dict[str, Any]) -> None:
+        for stage, spent in (done.get("timing") or {}).items():
+            self.out.stages[(self.name, cell)][stage].append(spent)
+
     async def setup(self, url: str) -> None:
         await self.raw.goto(url)
         await self.raw_snapshot()
@@ -151,6 +163,7 @@ class Bench:
             changes = cell == "click changes"
             done = await timed(ms, self.sh("click", ref=ref, changes=changes))
             chars.append(len(done.get("changes") or ""))
+            self.staged(cell, done)
         elif cell == "diff":
             ref = find_ref((await self.sh_snapshot())["snapshot"], *self.fixture.target)
             await self.sh("click", ref=ref, changes=False)
@@ -167,7 +180,7 @@ class Bench:
                 await timed(ms, field.fill(text, timeout=TIMEOUT_MS))
             else:
                 ref = find_ref((await self.sh_snapshot())["snapshot"], *FIELDS[self.name])
-                await timed(ms, self.sh("type", ref=ref, text=text))
+                self.staged(cell, await timed(ms, self.sh("type", ref=ref, text=text)))
         else:
             flags = {"interactive": True} if cell == "interactive" else {}
             chars.append((await timed(ms, self.sh_snapshot(**flags)))["chars"])
@@ -233,6 +246,9 @@ def merge(into: Measured, kept: Measured) -> None:
         into.ms[key] += values
     for key, values in kept.chars.items():
         into.chars[key] += values
+    for key, stages in kept.stages.items():
+        for stage, values in stages.items():
+            into.stages[key][stage] += values
     into.notes.update(kept.notes)
     for key, message in kept.failures.items():
         into.failures.setdefault(key, message)
@@ -302,6 +318,7 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
         cells["diff_said"] = measured.notes.get(name, "")
         print(f"{'':<7}{'diff said':<18}{measured.notes.get(name, '')!r}\n")
         out["pages"][name] = cells
+    out["stages"] = stage_table(measured, fixtures)
     if measured.failures:
         print("failed (first error per cell):")
         for (page, cell), message in measured.failures.items():
@@ -314,6 +331,26 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
         "untimed snapshot (fresh baseline); diff follows an untimed --no-changes click."
     )
     return out
+
+
+def stage_table(measured: Measured, fixtures: list[Fixture]) -> dict[str, Any]:
+    """Where each act's time went: the median ms of each stage of its result's `timing`."""
+    print("stages of steadyhand's acts, median ms (result `timing`; its sum leaves out dispatch)")
+    print(f"{'page':<7}{'cell':<18}" + "".join(f"{stage:>9}" for stage in STAGES))
+    table: dict[str, Any] = {}
+    for fixture in fixtures:
+        for cell in (*CLICKS, "type"):
+            stages = measured.stages.get((fixture.name, cell))
+            if not stages:
+                continue
+            medians = {stage: round(statistics.median(stages[stage]), 2) for stage in stages}
+            table[f"{fixture.name} {cell}"] = medians
+            cols = "".join(
+                f"{medians[stage]:>9.1f}" if stage in medians else f"{'-':>9}" for stage in STAGES
+            )
+            print(f"{fixture.name:<7}{cell:<18}{cols}")
+    print()
+    return table
 
 
 def main() -> None:

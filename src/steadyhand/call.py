@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,41 @@ from steadyhand.store.base import ArtifactFile
 Execute = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
+# Where an act's time goes (its result's `timing`, in ms). resolve: from ref or locator to
+# the element; check: the watchdog's sweep, the baseline read and the checks before input;
+# input: the rest of each try (Playwright's own checks and the input itself); settle: waiting
+# for the page to settle after; changes: reading what changed and what else the act caused
+# (tabs, downloads, expectations); record: writing the action log. Dispatch and the pauses
+# between tries are in none of them.
+STAGES = ("resolve", "check", "input", "settle", "changes", "record")
+
+
+@dataclass
+class StageClock:
+    """Seconds spent per stage of one act, summed over its tries."""
+
+    spent: dict[str, float] = field(default_factory=dict)
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.spent[stage] = self.spent.get(stage, 0.0) + max(0.0, seconds)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time the block as `name`, less what stages inside it took (theirs)."""
+        began, staged = time.monotonic(), self.total()
+        try:
+            yield
+        finally:
+            self.add(name, time.monotonic() - began - (self.total() - staged))
+
+    def total(self) -> float:
+        return sum(self.spent.values())
+
+    def shown(self) -> dict[str, float]:
+        """Milliseconds per stage, in STAGES' order, for the stages that ran."""
+        return {s: round(self.spent[s] * 1000, 1) for s in STAGES if s in self.spent}
+
+
 @dataclass
 class Outcome:
     """What a command did besides its result: its result reports it, and so does its
@@ -37,6 +73,7 @@ class Outcome:
     evidence: list[str] = field(default_factory=list)  # screenshots of its failure
     downloads: list[dict[str, Any]] = field(default_factory=list)  # what the act reported
     acting: bool = False  # an act got as far as acting (a try passed Act.ready)
+    timing: StageClock = field(default_factory=StageClock)  # an act's stages
 
     def shown(self) -> dict[str, Any]:
         """What an error's data says of it: the parts that happened."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from steadyhand.call import STAGES
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon
 
@@ -219,3 +220,23 @@ def test_sessions_do_not_share_cookies_or_storage(daemon: Daemon, site: str) -> 
     assert "cookie alice local alice" in daemon.snapshot("store-a"), "tabs of a session share"
     daemon.call("open", session="store-b", url=f"{site}/storage.html")
     assert "cookie none local none session none" in daemon.snapshot("store-b")
+
+
+def test_an_act_says_where_its_time_went(daemon: Daemon, site: str) -> None:
+    s = "timing"
+    daemon.call("open", session=s, url=f"{site}/form.html")
+    page = daemon.snapshot(s)
+    order = find_ref(page, "button", "Place order")
+    run = daemon.cli("click", order, "--session", s, "--json")
+    assert run.rc == 0, run.err
+    done = run.json["result"]
+    assert list(done["timing"]) == list(STAGES), done["timing"]
+    assert all(spent >= 0 for spent in done["timing"].values())
+    # The record is written after the duration is taken; the rest happened within it.
+    before_record = sum(v for stage, v in done["timing"].items() if stage != "record")
+    assert before_record <= done["duration_ms"], done
+    typed = daemon.call("type", session=s, ref=find_ref(page, "textbox", "Name"), text="Kim")
+    assert set(typed["timing"]) == set(STAGES) and typed["timing"]["input"] > 0
+    # What a person or a model reads of an act stays one line and its changes.
+    said = daemon.cli("click", order, "--session", s)
+    assert said.rc == 0 and "timing" not in said.out and "resolve" not in said.out, said.out

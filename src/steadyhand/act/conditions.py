@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import re
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 from steadyhand.act.resolve import resolve_entry, resolve_ref
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.snapshot.state import state_of
 
 LoadState = Literal["load", "domcontentloaded", "networkidle"]
 UrlMatch = Literal["glob", "substring"]
@@ -202,3 +204,33 @@ class SleepCondition(Condition):
 
     async def holds(self) -> bool:
         return time.monotonic() >= self._until
+
+
+async def expectation_holds(tab: Tab, name: str, value: str) -> bool:
+    """Whether an act's --expect-NAME VALUE holds now (url: a glob with *, else a
+    substring; text: shown in the main frame; ref_gone: the element hidden or removed)."""
+    page_ = tab.page
+    if name == "url":
+        url = page_.url
+        return fnmatch.fnmatchcase(url, value) if "*" in value else value in url
+    if name == "text":
+        try:
+            return bool(await page_.evaluate("t => document.body.innerText.includes(t)", value))
+        except PlaywrightError:
+            return False
+    try:
+        entry = resolve_entry(tab, value)
+    except SteadyhandError as exc:
+        return exc.code == ErrorCode.STALE_REF  # its page is gone, and it with it
+    handle = await state_of(tab).model.element(page_, entry.doc, entry.key, act=False)
+    if handle is None:
+        return True
+    try:
+        return not await handle.evaluate(
+            "e => e.isConnected && e.checkVisibility({visibilityProperty: true})"
+        )
+    except PlaywrightError:
+        return True
+    finally:
+        with contextlib.suppress(PlaywrightError):
+            await handle.dispose()

@@ -21,7 +21,6 @@ Call, so a failure reports it too.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
@@ -34,11 +33,13 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.act.checks import diagnose, not_actionable
+from steadyhand.act.conditions import expectation_holds
 from steadyhand.act.cover import dismiss_cover
 from steadyhand.act.locators import resolve_locator
 from steadyhand.act.resolve import is_gone, resolve_entry, resolve_ref
 from steadyhand.act.results import ActionResult, action_result
 from steadyhand.act.retry import Retryable, backoff_s, classify, try_budget_ms
+from steadyhand.act.timing import staged
 from steadyhand.act.verify import LEFT_JS, Unverified, left_report
 from steadyhand.act.watchdog import sweep
 from steadyhand.act.watchdog_patterns import patterns_for
@@ -181,7 +182,8 @@ class Act:
             left = self.call.remaining_ms() - EVIDENCE_MARGIN_MS
             self.try_ms = try_budget_ms(max(1.0, left), retries + 1 - n)
             try:
-                await self._until_dialog(body())
+                with self.call.outcome.timing.stage("input"):  # less resolve and check
+                    await self._until_dialog(body())
                 return
             except Unverified as exc:
                 self._unverified += 1
@@ -235,7 +237,8 @@ class Act:
         """The element a ref or locator names, for one try."""
         if is_ref(spec):
             try:
-                found = await resolve_ref(self.tab, spec, self.call.remaining_ms())
+                with self.call.outcome.timing.stage("resolve"):
+                    found = await resolve_ref(self.tab, spec, self.call.remaining_ms())
             except SteadyhandError as exc:
                 # A re-render that removed the element mid-action may not have put its
                 # twin back yet: wait for it over the next tries. A ref already stale
@@ -254,7 +257,8 @@ class Act:
                     await found.handle.dispose()
             return
         try:
-            handle = await resolve_locator(self.tab, spec, self.try_ms)
+            with self.call.outcome.timing.stage("resolve"):
+                handle = await resolve_locator(self.tab, spec, self.try_ms)
         except SteadyhandError as exc:
             if exc.code == ErrorCode.NOT_FOUND:  # it may appear by the next try
                 raise Retryable(exc.code, exc.message, exc.hint, exc.data) from None
@@ -281,15 +285,20 @@ class Act:
             await check(self.try_ms)
             return
         except PlaywrightTimeout:
-            found = await diagnose(aim.handle, editable)
+            found = await self._examine(aim, editable)
         if found.get("state") == "covered" and await self._dismiss_cover(aim):
             try:  # the banner is gone: the check gets another share of the deadline
                 await check(max(1.0, min(self.try_ms, self._left_s() * 1000)))
                 return
             except PlaywrightTimeout:
-                found = await diagnose(aim.handle, editable)
+                found = await self._examine(aim, editable)
         err = not_actionable(aim.what, found)
         raise Retryable(err.code, err.message, err.hint, err.data) from None
+
+    @staged("check")
+    async def _examine(self, aim: Aim, editable: bool) -> dict[str, Any]:
+        """Why the element failed its check (act/checks.py)."""
+        return await diagnose(aim.handle, editable)
 
     async def _sweep(self, aim: Aim | None) -> list[dict[str, str]]:
         """The watchdog's known interruptions dismissed (act/watchdog.py), reported."""
@@ -302,6 +311,7 @@ class Act:
         self.watchdog.extend(cleared)
         return cleared
 
+    @staged("check")
     async def _dismiss_cover(self, aim: Aim) -> bool:
         """Once per command, when the target stayed covered: dismiss a known interruption
         that came late, else click the one way out of the unknown banner over it
@@ -324,6 +334,7 @@ class Act:
         self.watchdog.append(entry)
         return entry["action"] == "clicked"
 
+    @staged("check")
     async def ready(self, aim: Aim | None = None) -> None:
         """Call once the targets are resolved, right before acting (`aim`: the target).
 
@@ -350,6 +361,12 @@ class Act:
     # ------------------------------------------------------------------ result
 
     async def result(self, action: str, ref: str | None) -> ActionResult:
+        done = await self._result(action, ref)
+        done.timing = self.call.outcome.timing.shown()
+        return done
+
+    @staged("changes")
+    async def _result(self, action: str, ref: str | None) -> ActionResult:
         assert self._ready, "an act command must call Act.ready() before acting"
         assert self._mark is not None
         events = self.tab.events
@@ -421,6 +438,7 @@ class Act:
     def _left_s(self) -> float:
         return max(0.0, self.call.remaining_ms() - EVIDENCE_MARGIN_MS) / 1000
 
+    @staged("check")
     async def opens_another_tab(self, aim: Aim) -> None:
         """Before a click: whether `aim` is (in) a link that opens another tab, so that
         the result waits for a tab Playwright announces late. Asked of links only (and of
@@ -479,6 +497,7 @@ class Act:
             )
             return (note if self.changes else None), None
 
+    @staged("settle")
     async def _settle(self) -> None:
         tab = self.tab
         until = time.monotonic() + SETTLE_MAX_MS / 1000
@@ -545,7 +564,9 @@ class Act:
         unmet: list[str] = []
         while True:
             unmet = [
-                f"{name}={value!r}" for name, value in wanted if not await self._holds(name, value)
+                f"{name}={value!r}"
+                for name, value in wanted
+                if not await expectation_holds(self.tab, name, value)
             ]
             if not unmet or self.call.remaining_ms() <= EVIDENCE_MARGIN_MS + 100:
                 break
@@ -568,30 +589,3 @@ class Act:
             ("ref_gone", self.params.expect_ref_gone),
         )
         return [(name, value) for name, value in given if value]
-
-    async def _holds(self, name: str, value: str) -> bool:
-        page_ = self.tab.page
-        if name == "url":
-            url = page_.url
-            return fnmatch.fnmatchcase(url, value) if "*" in value else value in url
-        if name == "text":
-            try:
-                return bool(await page_.evaluate("t => document.body.innerText.includes(t)", value))
-            except PlaywrightError:
-                return False
-        try:
-            entry = resolve_entry(self.tab, value)
-        except SteadyhandError as exc:
-            return exc.code == ErrorCode.STALE_REF  # its page is gone, and it with it
-        handle = await state_of(self.tab).model.element(page_, entry.doc, entry.key, act=False)
-        if handle is None:
-            return True
-        try:
-            return not await handle.evaluate(
-                "e => e.isConnected && e.checkVisibility({visibilityProperty: true})"
-            )
-        except PlaywrightError:
-            return True
-        finally:
-            with suppress(PlaywrightError):
-                await handle.dispose()

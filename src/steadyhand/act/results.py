@@ -71,6 +71,11 @@ class ActionResult(PageResult):
         None, description="the action changed the page: its DOM or what a snapshot shows"
     )
     changes: str | None = Field(None, description="what the action changed on the page")
+    timing: dict[str, float] | None = Field(
+        None,
+        description="milliseconds per stage: resolve, check, input, settle, changes, record "
+        "(retry pauses and dispatch are in none)",
+    )
 
 
 async def page_result(tab: Tab, title: str | None = None) -> dict[str, str]:

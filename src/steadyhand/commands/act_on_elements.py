@@ -182,13 +182,14 @@ async def _into_view(act: Act, aim: Aim) -> None:
     """Scroll an element that is out of view into view and let the page settle before the
     click: a click that scrolls as it goes lands while the page re-renders what scrolled
     in (a virtual grid), and may hit nothing."""
-    try:
-        if not await aim.handle.evaluate(OUT_OF_VIEW_JS):
-            return
-        await aim.handle.scroll_into_view_if_needed(timeout=act.try_ms)
-        await aim.handle.evaluate(SETTLE_E_JS, SCROLL_SETTLE_MS)
-    except PlaywrightError:
-        return  # gone or hidden: the click's own checks say why
+    with act.call.outcome.timing.stage("check"):
+        try:
+            if not await aim.handle.evaluate(OUT_OF_VIEW_JS):
+                return
+            await aim.handle.scroll_into_view_if_needed(timeout=act.try_ms)
+            await aim.handle.evaluate(SETTLE_E_JS, SCROLL_SETTLE_MS)
+        except PlaywrightError:
+            return  # gone or hidden: the click's own checks say why
 
 
 async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:

@@ -128,6 +128,7 @@ async def execute(
     # What leaves the daemon (replies, the action log, log lines) never holds a secret's
     # value, wherever it came from (a page that echoes it, an error quoting the text).
     data = _mask_outcome(data, error)
+    recorded = time.monotonic()
     await recording.record(
         runtime,
         command,
@@ -139,6 +140,9 @@ async def execute(
         error=error,
         result=data,
     )
+    if isinstance(data, dict) and isinstance(data.get("timing"), dict):  # an act's stages
+        spent = round((time.monotonic() - recorded) * 1000, 1)
+        data = {**data, "timing": {**data["timing"], "record": spent}}
     await _after(runtime, command, call)
     if error is None:
         return data
