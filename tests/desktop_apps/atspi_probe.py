@@ -83,6 +83,11 @@ def main(argv: list[str]) -> int:
         if time.monotonic() > deadline:
             print(json.dumps({"after_s": None, "app": name, "nodes": nodes}))
             return 1
+        if app is not None:
+            # libatspi keeps what it read (a name) until an event says it changed: a name
+            # set after the first read, whose event came before we listened, stays "". Read
+            # the tree afresh next time (a full run once waited 30 s on check box "").
+            app.clear_cache()
         time.sleep(0.02)
 
 
