@@ -218,6 +218,16 @@ def test_since_continues_without_loss_or_repeats(watcher: Daemon, form: int) -> 
     since = mark(d)
     for word in ("one", "two", "three", "four"):
         d.call("desktop.type", ref=name, text=word)
+    # The app's events reach the daemon over D-Bus after the typing returns: read them
+    # once they have all come (the same count twice, 0.3 s apart).
+    seen: list[int] = []
+
+    def all_came() -> bool:
+        seen.append(len(watch(d, since=since, app=str(form), duration="0s")[0]["events"]))
+        time.sleep(0.3)
+        return len(seen) > 1 and seen[-1] == seen[-2] >= 7
+
+    wait_until(all_came, 10)
     whole = watch(d, since=since, app=str(form), duration="0s")[0]
     assert len(whole["events"]) >= 7  # each: the old text deleted (but the first), the new in
     pieces: list[dict[str, Any]] = []
