@@ -143,18 +143,20 @@ def test_an_unknown_capability_group_stops_the_server(daemon: Daemon) -> None:
 
 
 def test_form_round_trip(daemon: Daemon, site: str) -> None:
-    async def scenario() -> tuple[str, str, Any]:
+    async def scenario() -> tuple[str, str, Any, Any]:
         async with stdio_mcp(daemon.env) as session:
             await call(session, "open", url=f"{site}/form.html")
             snap = await call(session, "snapshot")
             page = text_of(snap)
             name = find_ref(page, "textbox", "Name")
             await call(session, "type", ref=name, text="Ann")
-            await call(session, "click", ref=find_ref(page, "button", "Place order"))
+            clicked = await call(session, "click", ref=find_ref(page, "button", "Place order"))
             out = await call(session, "extract", kind="text", selector="#out")
-            return page, text_of(out), snap.structured_content
+            return page, text_of(out), snap.structured_content, clicked.structured_content
 
-    page, out, structured = asyncio.run(scenario())
+    page, out, structured, clicked = asyncio.run(scenario())
+    # The act's stage timings are for people measuring (--json), not for the model.
+    assert isinstance(clicked, dict) and clicked["action"] == "click" and "timing" not in clicked
     assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n- ")
     assert "[ref=e" in page
     assert isinstance(structured, dict) and structured["refs"] > 5

@@ -3,7 +3,7 @@
 Discovery order: the `chromium` setting, then `STEADYHAND_CHROMIUM`, then PATH. On PATH a
 headless browser prefers Chromium's headless shell (Debian's `chromium-headless-shell`, the
 binary Playwright itself runs headless by default): the same engine without the desktop
-browser around it, which takes about a third of the full browser's CPU for the same pages
+browser around it, which takes 0.44-0.55 of the full browser's CPU for the same sessions
 (bench/browser_binaries.py). A headed browser, and one that loads extensions, needs the full
 one.
 

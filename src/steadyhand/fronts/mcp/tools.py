@@ -130,10 +130,20 @@ def typed(field: dict[str, Any]) -> bool:
     return any(key in field for key in ("type", "enum", "const"))
 
 
+# Fields for people measuring, not for the model (hosts may hand it structured content too):
+# an act's stage timings (`--json` and the Python client keep them).
+NOT_FOR_THE_MODEL = frozenset({"timing"})
+
+
 def structured(data: Any) -> Any:
-    """A result as structured content: its nulls left out (see portable_result_schema)."""
+    """A result as structured content: its nulls left out (see portable_result_schema), and
+    what is NOT_FOR_THE_MODEL."""
     if isinstance(data, dict):
-        return {k: structured(v) for k, v in data.items() if v is not None}
+        return {
+            k: structured(v)
+            for k, v in data.items()
+            if v is not None and k not in NOT_FOR_THE_MODEL
+        }
     if isinstance(data, list):
         return [structured(item) for item in data]
     return data
