@@ -39,6 +39,7 @@ class StageClock:
     """Seconds spent per stage of one act, summed over its tries."""
 
     spent: dict[str, float] = field(default_factory=dict)
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
 
     def add(self, stage: str, seconds: float) -> None:
         self.spent[stage] = self.spent.get(stage, 0.0) + max(0.0, seconds)
@@ -46,11 +47,11 @@ class StageClock:
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
         """Time the block as `name`, less what stages inside it took (theirs)."""
-        began, staged = time.monotonic(), self.total()
+        began, staged = self.clock(), self.total()
         try:
             yield
         finally:
-            self.add(name, time.monotonic() - began - (self.total() - staged))
+            self.add(name, self.clock() - began - (self.total() - staged))
 
     def total(self) -> float:
         return sum(self.spent.values())

@@ -71,6 +71,9 @@ class Result(BaseModel):
     (each step as its own command's), "desktop_act", "window", "evaluated"."""
 
     REPLY: ClassVar[str] = "fields"
+    # Fields for people measuring, not for a model: MCP's structured content (which a host
+    # may hand the model) leaves them out; --json and the Python client keep them.
+    NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset()
     model_config = ConfigDict(extra="forbid")
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import base64
 from pathlib import Path
+from typing import Any
 
 from mcp import types
 
 from steadyhand.commands import COMMANDS
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError
-from steadyhand.fronts.mcp.tools import error_result, tool_result, tools
+from steadyhand.fronts.mcp.tools import error_result, for_the_model, tool_result, tools
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 
@@ -65,3 +66,25 @@ def test_errors_are_tool_results_with_code_and_hint() -> None:
     assert isinstance(block, types.TextContent)
     assert block.text == "error [stale_ref]: ref e3 is stale\nhint: take a new snapshot"
     assert result.structured_content == {"error": error.to_dict()}
+
+
+def test_only_an_acts_own_timing_is_kept_from_the_model() -> None:
+    act = {"action": "click", "ok": True, "timing": {"input": 20.0}, "data": {"timing": 1}}
+    assert for_the_model(act, "click") == {"action": "click", "ok": True, "data": {"timing": 1}}
+    # What a page hands back is the page's: a key named `timing` in it stays.
+    page_value = {"value": {"timing": "fast"}, "type": "object"}
+    assert for_the_model(page_value, "evaluate") == page_value
+    skipped = {"command": "snapshot", "ok": False, "skipped": True}
+    batch: dict[str, Any] = {
+        "steps": [
+            {"command": "click", "ok": True, "result": {"action": "click", "timing": {"a": 1}}},
+            {"command": "evaluate", "ok": True, "result": {"value": {"timing": 2}}},
+            skipped,
+        ],
+        "ran": 2,
+    }
+    steps = for_the_model(batch, "batch")["steps"]
+    assert steps[0]["result"] == {"action": "click"}
+    assert steps[1]["result"] == {"value": {"timing": 2}}
+    assert steps[2] == skipped
+    assert for_the_model(act, None) == act  # no command named: nothing known to leave out

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-import time
+import pytest
 
 from steadyhand.call import STAGES, StageClock
 
 
+class Ticks:
+    """A clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_stage_leaves_out_the_stages_run_inside_it() -> None:
-    clock = StageClock()
+    ticks = Ticks()
+    clock = StageClock(clock=ticks)
     with clock.stage("input"):
-        time.sleep(0.02)
+        ticks.now += 0.020
         with clock.stage("check"):
-            time.sleep(0.05)
-    assert 0.05 <= clock.spent["check"] < 0.2
-    assert 0.02 <= clock.spent["input"] < 0.05, clock.spent  # not the check's 50 ms
-    assert abs(clock.total() - (clock.spent["input"] + clock.spent["check"])) < 1e-9
+            ticks.now += 0.050
+        ticks.now += 0.005
+    assert clock.spent == pytest.approx({"input": 0.025, "check": 0.050})
+    assert clock.total() == pytest.approx(0.075)
 
 
 def test_tries_add_up_and_the_result_lists_stages_in_order() -> None:
@@ -29,11 +40,9 @@ def test_tries_add_up_and_the_result_lists_stages_in_order() -> None:
 
 
 def test_an_error_inside_a_stage_still_counts_its_time() -> None:
-    clock = StageClock()
-    try:
-        with clock.stage("resolve"):
-            time.sleep(0.01)
-            raise RuntimeError("gone")
-    except RuntimeError:
-        pass
-    assert clock.spent["resolve"] >= 0.01
+    ticks = Ticks()
+    clock = StageClock(clock=ticks)
+    with pytest.raises(RuntimeError), clock.stage("resolve"):
+        ticks.now += 0.010
+        raise RuntimeError("gone")
+    assert clock.spent == pytest.approx({"resolve": 0.010})

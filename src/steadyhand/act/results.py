@@ -39,6 +39,7 @@ class ActionResult(PageResult):
     """What an act command did: verified, with everything it caused."""
 
     REPLY: ClassVar[str] = "act"
+    NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset({"timing"})
 
     ok: bool = True
     action: str

@@ -161,7 +161,8 @@ def is_headless_shell(path: Path) -> bool:
 def missing_packages() -> list[str]:
     """The Debian packages that would complete discovery: `chromium` when no full browser
     is found, `chromium-headless-shell` when headless sessions would run the full one.
-    Nothing when the setting or STEADYHAND_CHROMIUM names the binary."""
+    Neither when STEADYHAND_CHROMIUM names a binary (the `chromium` setting, in a config
+    file, is not read here: the Makefile asks before any settings exist)."""
     missing = []
     try:
         find_chromium(headless=False)

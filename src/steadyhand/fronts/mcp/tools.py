@@ -24,7 +24,7 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 
 from steadyhand.caps import ALL
-from steadyhand.commands import Command
+from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.act_on_elements import TARGET_HELP, ActParams
 from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
@@ -130,20 +130,10 @@ def typed(field: dict[str, Any]) -> bool:
     return any(key in field for key in ("type", "enum", "const"))
 
 
-# Fields for people measuring, not for the model (hosts may hand it structured content too):
-# an act's stage timings (`--json` and the Python client keep them).
-NOT_FOR_THE_MODEL = frozenset({"timing"})
-
-
 def structured(data: Any) -> Any:
-    """A result as structured content: its nulls left out (see portable_result_schema), and
-    what is NOT_FOR_THE_MODEL."""
+    """A result as structured content: its nulls left out (see portable_result_schema)."""
     if isinstance(data, dict):
-        return {
-            k: structured(v)
-            for k, v in data.items()
-            if v is not None and k not in NOT_FOR_THE_MODEL
-        }
+        return {k: structured(v) for k, v in data.items() if v is not None}
     if isinstance(data, list):
         return [structured(item) for item in data]
     return data
@@ -177,8 +167,26 @@ async def tool_result(data: Any, command: str | None = None) -> types.CallToolRe
                 type="image", data=base64.b64encode(image).decode("ascii"), mime_type="image/png"
             )
         )
-    content_data = structured(data if isinstance(data, dict) else {"result": data})
+    shown = for_the_model(data, command)
+    content_data = structured(shown if isinstance(shown, dict) else {"result": shown})
     return types.CallToolResult(content=content, structured_content=content_data)
+
+
+def for_the_model(data: Any, command: str | None) -> Any:
+    """The result without the fields its command's result model keeps from a model
+    (Result.NOT_FOR_THE_MODEL: an act's stage timings), a batch's steps' by their commands."""
+    spec = COMMANDS.get(command or "")
+    if spec is None or not isinstance(data, dict):
+        return data
+    shown = {k: v for k, v in data.items() if k not in spec.result.NOT_FOR_THE_MODEL}
+    if spec.runs_steps and isinstance(shown.get("steps"), list):
+        shown["steps"] = [
+            {**step, "result": for_the_model(step["result"], step.get("command"))}
+            if isinstance(step, dict) and isinstance(step.get("result"), dict)
+            else step
+            for step in shown["steps"]
+        ]
+    return shown
 
 
 def error_result(error: SteadyhandError) -> types.CallToolResult:
