@@ -17,7 +17,11 @@ daemon or socket) with its own Chromium. On each page, per round:
                      page (that click not timed)
   floor              steadyhand `sessions`: what dispatch costs around any command
   raw fill           page.locator("aria-ref=eN").fill(text), on pages with a text field
+  raw fill+read      the same fill, then its input_value() read back and compared (what
+                     steadyhand's `type` checks); the base of the fill and type ratios
   type               steadyhand `type` by ref into that field (verified, read back)
+  raw press          page.keyboard.press("End"), on what has the focus
+  press              steadyhand `press End` (no ref: what has the focus), changes on
 
 Each steadyhand act also reports where its time went (its result's `timing`: resolve,
 check, input, settle, changes, record); a table of their medians follows the main one.
@@ -45,13 +49,13 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Locator, Page, async_playwright
 
 # This folder's: run as `python bench/act.py`.
 from snapshot import FIXTURES, MAX_CHARS, TIMEOUT_MS, Fixture
@@ -72,9 +76,14 @@ CELLS = (
     "diff",
     "floor",
     "raw fill",
+    "raw fill+read",
     "type",
+    "raw press",
+    "press",
 )
-TYPING = ("raw fill", "type")
+TYPING = ("raw fill", "raw fill+read", "type", "raw press", "press")
+PRESSING = ("raw press", "press")
+KEY = "End"  # pressed on what has the focus: moves a caret, changes nothing
 # The text field typed into, on the pages that have one.
 FIELDS = {"form": ("textbox", "Full name")}
 CLICKS = ("click changes", "click no-changes")
@@ -92,6 +101,10 @@ class Measured:
     # per (page, cell): the act result's `timing`, ms per stage (call.STAGES)
     stages: defaultdict[tuple[str, str], defaultdict[str, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    # per (page, cell): the routes its input took (the result's `route`), counted
+    routes: defaultdict[tuple[str, str], Counter[str]] = field(
+        default_factory=lambda: defaultdict(Counter)
     )
     failures: dict[tuple[str, str], str] = field(default_factory=dict)
 
@@ -145,6 +158,15 @@ class Bench:
     def staged(self, cell: str, done: dict[str, Any]) -> None:
         for stage, spent in (done.get("timing") or {}).items():
             self.out.stages[(self.name, cell)][stage].append(spent)
+        if done.get("route"):
+            self.out.routes[(self.name, cell)][str(done["route"])] += 1
+
+    @staticmethod
+    async def fill_and_read(field: Locator, text: str) -> None:
+        """Raw Playwright's fill, checked as steadyhand's `type` is: the value read back."""
+        await field.fill(text, timeout=TIMEOUT_MS)
+        if await field.input_value(timeout=TIMEOUT_MS) != text:
+            raise RuntimeError("the raw fill did not hold")
 
     async def setup(self, url: str) -> None:
         await self.raw.goto(url)
@@ -175,9 +197,15 @@ class Bench:
         elif cell in TYPING:
             self.typed += 1
             text = f"Ada Lovelace {self.typed}"
+            field = self.raw.locator(f"aria-ref={self.field_ref}")
             if cell == "raw fill":
-                field = self.raw.locator(f"aria-ref={self.field_ref}")
                 await timed(ms, field.fill(text, timeout=TIMEOUT_MS))
+            elif cell == "raw fill+read":
+                await timed(ms, self.fill_and_read(field, text))
+            elif cell == "raw press":
+                await timed(ms, self.raw.keyboard.press(KEY))
+            elif cell == "press":
+                self.staged(cell, await timed(ms, self.sh("press", key=KEY)))
             else:
                 ref = find_ref((await self.sh_snapshot())["snapshot"], *FIELDS[self.name])
                 self.staged(cell, await timed(ms, self.sh("type", ref=ref, text=text)))
@@ -249,6 +277,8 @@ def merge(into: Measured, kept: Measured) -> None:
     for key, stages in kept.stages.items():
         for stage, values in stages.items():
             into.stages[key][stage] += values
+    for key, routes in kept.routes.items():
+        into.routes[key] += routes
     into.notes.update(kept.notes)
     for key, message in kept.failures.items():
         into.failures.setdefault(key, message)
@@ -272,7 +302,8 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
     ms, chars = measured.ms, measured.chars
     print(
         f"act bench: {rounds} interleaved rounds (+1 warm-up), in-process on one asyncio loop;"
-        " ms median / p95\nratio: clicks and floor vs the raw click, type vs the raw fill, "
+        " ms median / p95\nratio: clicks and floor vs the raw click, fills and type vs the raw "
+        "fill with its value read back, press vs the raw keyboard.press, "
         "views vs the raw aria_snapshot(mode='ai'); chars vs the raw snapshot's\n"
     )
     header = f"{'page':<7}{'cell':<18}{'median':>9}{'p95':>9}{'x raw':>8}{'chars':>10}{'x raw':>8}"
@@ -283,7 +314,8 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
         name = fixture.name
 
         raw_click, raw_snap = median_of(ms, name, "raw click"), median_of(ms, name, "raw snapshot")
-        raw_fill = median_of(ms, name, "raw fill")
+        raw_fill = median_of(ms, name, "raw fill+read")
+        raw_press = median_of(ms, name, "raw press")
         raw_chars = median_of(chars, name, "raw snapshot")
         cells: dict[str, Any] = {}
         for cell in CELLS:
@@ -296,6 +328,7 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
                 continue
             base = raw_snap if cell in VIEWS or cell == "raw snapshot" else raw_click
             base = raw_fill if cell in TYPING else base
+            base = raw_press if cell in PRESSING else base
             median = statistics.median(values)
             row: dict[str, Any] = {"ms": round(median, 2), "p95_ms": round(p95(values), 2)}
             line = f"{name:<7}{cell:<18}{median:>9.1f}{p95(values):>9.1f}"
@@ -336,19 +369,23 @@ def report(measured: Measured, rounds: int, fixtures: list[Fixture]) -> dict[str
 def stage_table(measured: Measured, fixtures: list[Fixture]) -> dict[str, Any]:
     """Where each act's time went: the median ms of each stage of its result's `timing`."""
     print("stages of steadyhand's acts, median ms (result `timing`; its sum leaves out dispatch)")
-    print(f"{'page':<7}{'cell':<18}" + "".join(f"{stage:>9}" for stage in STAGES))
+    print(f"{'page':<7}{'cell':<18}" + "".join(f"{stage:>9}" for stage in STAGES) + "  route")
     table: dict[str, Any] = {}
     for fixture in fixtures:
-        for cell in (*CLICKS, "type"):
+        for cell in (*CLICKS, "type", "press"):
             stages = measured.stages.get((fixture.name, cell))
             if not stages:
                 continue
-            medians = {stage: round(statistics.median(stages[stage]), 2) for stage in stages}
-            table[f"{fixture.name} {cell}"] = medians
+            medians: dict[str, Any] = {
+                stage: round(statistics.median(stages[stage]), 2) for stage in stages
+            }
+            routes = measured.routes.get((fixture.name, cell), Counter())
+            route = ", ".join(f"{name} x{n}" for name, n in routes.most_common())
+            table[f"{fixture.name} {cell}"] = medians | {"routes": dict(routes)}
             cols = "".join(
                 f"{medians[stage]:>9.1f}" if stage in medians else f"{'-':>9}" for stage in STAGES
             )
-            print(f"{fixture.name:<7}{cell:<18}{cols}")
+            print(f"{fixture.name:<7}{cell:<18}{cols}  {route}")
     print()
     return table
 

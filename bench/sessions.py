@@ -1,7 +1,8 @@
 """What sessions cost: acquiring one, keeping it alive, recovering it, and sharing a daemon.
 
-Four measurements in one run, against a private daemon (max_sessions=16) in a temp state
-dir, on the test fixture pages (tests/fixtures/site) served on 127.0.0.1 by this script:
+Five measurements in one run (--phases picks some), against a private daemon
+(max_sessions=16) in a temp state dir, on the test fixture pages (tests/fixtures/site)
+served on 127.0.0.1 by this script:
   acquire   `open` of a new session on nav-a.html (a new browser context + first load) vs
             `open` of one more tab in that live session (the same load, no context): the
             difference is the context's cost; then `close` of the session (two tabs).
@@ -23,6 +24,11 @@ dir, on the test fixture pages (tests/fixtures/site) served on 127.0.0.1 by this
             changes=False); p50/p95 of every action's round trip per level, and the p50
             ratios 4 vs 1 and 16 vs 1. Two passes (1, 4, 16 then 16, 4, 1), half the
             actions each, after one untimed warm-up cycle per session.
+
+  clicks    1 agent, then 16 at once (and back), each on its own session on form.html
+            clicking "Place order" --clicks times (changes on, as an agent clicks): p50/p95
+            per click, the p95 ratio 16 vs 1, and the CPU the daemon and its Chromium spent
+            per click (/proc, over each level's run).
 
 Times are client-side JSON-RPC round trips (socket and JSON included), made from this
 process. The daemon keeps its defaults otherwise: a checkpoint after each navigation and
@@ -236,6 +242,11 @@ class Results:
     crash_four: list[dict[str, Any]] = field(default_factory=list)
     actions: dict[int, list[tuple[str, float]]] = field(default_factory=lambda: defaultdict(list))
     walls: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    # clicks phase, per level: each click's round trip, and CPU seconds (daemon, Chromium)
+    clicks: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    click_cpu: dict[int, list[tuple[float, float]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     notes: list[str] = field(default_factory=list)
 
 
@@ -393,6 +404,95 @@ def measure_parallel(d: Daemon, actions: int, out: Results) -> None:
         d.call("close", session=agent.session)
 
 
+CLICK_LEVELS = (1, 16)
+
+
+def cpu_s(pids: Iterable[int]) -> float:
+    """User + system CPU seconds the processes have used so far (/proc/PID/stat)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / ticks
+
+
+def measure_clicks(d: Daemon, clicks: int, out: Results) -> None:
+    """1 agent, then 16 at once (then the other way round), each on its own session on
+    form.html clicking "Place order" (changes on, as an agent's click) `clicks` times per
+    pass; each click's round trip, and the CPU the daemon and its Chromium spent."""
+    pid = rpc_client.daemon_pid(d.settings)
+    agents = [Agent(d, f"clicker{n}") for n in range(max(CLICK_LEVELS))]
+
+    def run(agent: Agent, count: int, start: threading.Barrier) -> list[float]:
+        start.wait()
+        spent = []
+        for _ in range(count):
+            began = time.perf_counter()
+            d.call("click", session=agent.session, ref=agent.button_ref)
+            spent.append(ms_since(began))
+        return spent
+
+    for agent in agents:  # one untimed click each
+        d.call("click", session=agent.session, ref=agent.button_ref)
+    halves = (clicks - clicks // 2, clicks // 2)
+    orders = (CLICK_LEVELS, tuple(reversed(CLICK_LEVELS)))
+    with ThreadPoolExecutor(max(CLICK_LEVELS)) as pool:
+        for count, order in zip(halves, orders, strict=True):
+            for level in order:
+                if not count:
+                    continue
+                barrier = threading.Barrier(level)
+                browsers = owned_processes(d.settings.state_dir)
+                daemon_before, browser_before = cpu_s([pid] if pid else []), cpu_s(browsers)
+                runs = [pool.submit(run, a, count, barrier) for a in agents[:level]]
+                for done in runs:
+                    out.clicks[level] += done.result()
+                browsers |= owned_processes(d.settings.state_dir)
+                out.click_cpu[level].append(
+                    (
+                        (cpu_s([pid] if pid else []) - daemon_before) / (count * level),
+                        (cpu_s(browsers) - browser_before) / (count * level),
+                    )
+                )
+    for agent in agents:
+        d.call("close", session=agent.session)
+
+
+def report_clicks(r: Results, clicks: int) -> dict[str, Any]:
+    print(
+        f"clicks: agents on their own sessions (form.html), each clicking {clicks} times per "
+        "level (changes on); ms per click, CPU ms per click"
+    )
+    print(
+        f"  {'agents':>6}{'clicks':>8}{'p50':>8}{'p95':>8}{'x p95':>8}{'daemon CPU':>12}"
+        f"{'Chromium CPU':>14}"
+    )
+    base = p95(r.clicks[CLICK_LEVELS[0]])
+    got: dict[str, Any] = {}
+    for level in CLICK_LEVELS:
+        samples = r.clicks[level]
+        daemon_cpu = sum(c for c, _ in r.click_cpu[level]) / max(1, len(r.click_cpu[level]))
+        chromium_cpu = sum(c for _, c in r.click_cpu[level]) / max(1, len(r.click_cpu[level]))
+        got[str(level)] = {
+            "clicks": len(samples),
+            "p50_ms": rnd(median(samples)),
+            "p95_ms": rnd(p95(samples)),
+            "p95_ratio_vs_1": rnd(p95(samples) / base, 2),
+            "daemon_cpu_ms_per_click": rnd(daemon_cpu * 1000, 2),
+            "chromium_cpu_ms_per_click": rnd(chromium_cpu * 1000, 2),
+        }
+        print(
+            f"  {level:>6}{len(samples):>8}{median(samples):>8.1f}{p95(samples):>8.1f}"
+            f"{p95(samples) / base:>7.2f}x{daemon_cpu * 1000:>12.2f}{chromium_cpu * 1000:>14.2f}"
+        )
+    print(f"  machine: {os.cpu_count()} CPUs\n")
+    return got
+
+
 # ---------------------------------------------------------------- running and reporting
 
 
@@ -410,9 +510,12 @@ def measure(args: argparse.Namespace) -> tuple[Results, float]:
             ("acquire", lambda: measure_acquire(d, args.rounds, out)),
             ("memory", lambda: measure_memory(d, args.mem_rounds, out)),
             ("parallel", lambda: measure_parallel(d, args.actions, out)),
+            ("clicks", lambda: measure_clicks(d, args.clicks, out)),
             ("crash", lambda: measure_crash(d, args.crash_rounds, out)),
         ]
         for name, phase in phases:
+            if name not in args.phases:
+                continue
             started = time.perf_counter()
             phase()
             print(f"[{name} done in {time.perf_counter() - started:.0f} s]", file=sys.stderr)
@@ -576,7 +679,17 @@ if __name__ == "__main__":
     parser.add_argument(
         "--actions", type=int, default=20, help="actions per agent per level (default 20)"
     )
+    parser.add_argument(
+        "--clicks", type=int, default=20, help="clicks per agent per level (default 20)"
+    )
+    parser.add_argument(
+        "--phases",
+        default="acquire,memory,parallel,clicks,crash",
+        help="which phases to run, comma-separated (default: all)",
+    )
     args = parser.parse_args()
+    args.phases = set(args.phases.split(","))
+    args.clicks = max(2, args.clicks)
     args.rounds, args.mem_rounds = max(1, args.rounds), max(1, args.mem_rounds)
     args.crash_rounds, args.actions = max(1, args.crash_rounds), max(2, args.actions)
     results, took = measure(args)
@@ -587,10 +700,11 @@ if __name__ == "__main__":
         "mem_rounds": args.mem_rounds,
         "crash_rounds": args.crash_rounds,
         "actions": args.actions,
-        "acquire": report_acquire(results, args.rounds),
-        "memory": report_memory(results, args.mem_rounds),
-        "crash": report_crash(results, args.crash_rounds),
-        "parallel": report_parallel(results, args.actions),
+        "acquire": report_acquire(results, args.rounds) if "acquire" in args.phases else None,
+        "memory": report_memory(results, args.mem_rounds) if "memory" in args.phases else None,
+        "crash": report_crash(results, args.crash_rounds) if "crash" in args.phases else None,
+        "parallel": report_parallel(results, args.actions) if "parallel" in args.phases else None,
+        "clicks": report_clicks(results, args.clicks) if "clicks" in args.phases else None,
         "notes": results.notes,
         "seconds": round(took, 1),
     }

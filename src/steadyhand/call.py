@@ -40,6 +40,9 @@ class StageClock:
 
     spent: dict[str, float] = field(default_factory=dict)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
+    # How the input went: "cdp" (steadyhand's own, act/own_input.py) or "playwright: WHY"
+    # (the act result's `route`).
+    route: str | None = None
 
     def add(self, stage: str, seconds: float) -> None:
         self.spent[stage] = self.spent.get(stage, 0.0) + max(0.0, seconds)

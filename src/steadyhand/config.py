@@ -20,6 +20,7 @@ ENV_PREFIX = "STEADYHAND_"
 TIERS = ("short", "medium", "long")
 MAX_TIMEOUT_MS = 600_000
 DIALOG_POLICIES = ("report", "accept", "dismiss")
+ACT_INPUTS = ("cdp", "playwright")
 RESTORE_POLICIES = ("on_use", "at_start", "never")
 # restore_sessions was a boolean: true meant at_start, false left sessions suspended until
 # asked (which on_use now does for the asking command).
@@ -129,6 +130,8 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     # A snapshot longer than this is cut (with a marker saying how to get the rest).
     ("snapshot_max_chars", "int", 40_000, "a snapshot longer than this is cut"),
     ("act_changes", "bool", True, "act commands return their changes (--no-changes)"),
+    # Clicks and fills: sent as CDP input after one check in the page, or Playwright's own.
+    ("act_input", "str", "cdp", "how acts send clicks and text: cdp or playwright"),
     # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
     ("allow_evaluate", "bool", True, "allow `evaluate` (arbitrary JavaScript)"),
     # Live sessions (browser contexts) at once; a new one past the cap waits up to
@@ -303,6 +306,7 @@ class Settings:
     daemon_start_timeout_s: float
     snapshot_max_chars: int
     act_changes: bool
+    act_input: str
     allow_evaluate: bool
     max_sessions: int
     pool_wait_ms: int
@@ -383,6 +387,13 @@ class Settings:
                 ErrorCode.BAD_REQUEST,
                 f"setting max_tabs={self.max_tabs} must be at least 1",
                 "the default is 20",
+            )
+        if self.act_input not in ACT_INPUTS:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting act_input={self.act_input!r} is not one of {', '.join(ACT_INPUTS)}",
+                "cdp sends clicks and text straight to the browser after one check in the "
+                "page (Playwright's path where it cannot); playwright always uses Playwright's",
             )
         if self.dialogs not in DIALOG_POLICIES:
             raise SteadyhandError(

@@ -69,7 +69,13 @@ def test_errors_are_tool_results_with_code_and_hint() -> None:
 
 
 def test_only_an_acts_own_timing_is_kept_from_the_model() -> None:
-    act = {"action": "click", "ok": True, "timing": {"input": 20.0}, "data": {"timing": 1}}
+    act = {
+        "action": "click",
+        "ok": True,
+        "timing": {"input": 20.0},
+        "route": "cdp",
+        "data": {"timing": 1},
+    }
     assert for_the_model(act, "click") == {"action": "click", "ok": True, "data": {"timing": 1}}
     # What a page hands back is the page's: a key named `timing` in it stays.
     page_value = {"value": {"timing": "fast"}, "type": "object"}

@@ -18,6 +18,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.act.resolve import resolve_entry, resolve_ref
+from steadyhand.act.results import ActionResult
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.snapshot.state import state_of
@@ -234,3 +235,39 @@ async def expectation_holds(tab: Tab, name: str, value: str) -> bool:
     finally:
         with contextlib.suppress(PlaywrightError):
             await handle.dispose()
+
+
+EXPECT_POLL_S = 0.1
+EXPECT_MARGIN_MS = 400.0  # kept back from the deadline: time to report the failure
+
+
+async def expectations_hold(
+    tab: Tab, wanted: list[tuple[str, str]], done: ActionResult, remaining_ms: Callable[[], float]
+) -> None:
+    """The caller's --expect-* conditions, polled until they hold or time runs out.
+
+    A failure here is not retried: the action ran, and running it again could do it
+    twice. The error carries the result so far.
+    """
+    if not wanted:
+        return
+    unmet: list[str] = []
+    while True:
+        unmet = [
+            f"{name}={value!r}"
+            for name, value in wanted
+            if not await expectation_holds(tab, name, value)
+        ]
+        if not unmet or remaining_ms() <= EXPECT_MARGIN_MS:
+            break
+        await asyncio.sleep(EXPECT_POLL_S)
+    if unmet:
+        done.url = tab.page.url
+        raise SteadyhandError(
+            ErrorCode.VERIFICATION_FAILED,
+            f"the {done.action} ran, but expected {' and '.join(unmet)} did not hold "
+            "by the deadline",
+            "it was not retried (that could act twice): take a snapshot to see what "
+            "happened instead",
+            {"result": done.model_dump(mode="json", exclude={"changes"})},
+        )

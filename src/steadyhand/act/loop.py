@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.act.checks import diagnose, not_actionable
-from steadyhand.act.conditions import expectation_holds
+from steadyhand.act.conditions import expectations_hold
 from steadyhand.act.cover import dismiss_cover
 from steadyhand.act.locators import resolve_locator
 from steadyhand.act.resolve import is_gone, resolve_entry, resolve_ref
@@ -56,9 +56,9 @@ from steadyhand.snapshot.state import TypedField, state_of
 from steadyhand.snapshot.take import take
 from steadyhand.snapshot.tree import Node
 
-# Resolves once the DOM has been quiet for 60 ms (or after 600 ms of constant change).
 # Waits until a frame goes by with no DOM mutation and no request the page started still
-# pending (the page model tracks both), at most SETTLE_MAX_MS.
+# pending, at most SETTLE_MAX_MS; a page that queued nothing for a frame (no animation
+# frame callback, timer due, or resize/intersection observer) is quiet after a task.
 SETTLE_JS = f"ms => {MODEL} ? {MODEL}.settle(ms) : null"
 SETTLE_MAX_MS = 600
 # DOM mutations the page model has seen in this document: the result says whether the
@@ -70,7 +70,6 @@ EVIDENCE_MARGIN_MS = 300.0  # kept back from the tries: time to explain a failur
 WAITED_FOR = frozenset({ErrorCode.NOT_FOUND, ErrorCode.NOT_ACTIONABLE})
 REPORT_BUDGET_S = 5.0  # reading what the action changed gives up after this
 WATCHDOG_MS = 1_500.0  # each dismissal (click, then wait for the banner to go)
-EXPECT_POLL_S = 0.1
 EXPECTED_POPUP_S = 5.0  # a link that opens another tab: how long its tab may take to appear
 OPENS_TAB_S = 2.0  # asking the clicked element whether it opens a tab
 # Whether a clicked element is (in) a link that opens its page in another tab or window.
@@ -300,13 +299,17 @@ class Act:
         """Why the element failed its check (act/checks.py)."""
         return await diagnose(aim.handle, editable)
 
-    async def _sweep(self, aim: Aim | None) -> list[dict[str, str]]:
-        """The watchdog's known interruptions dismissed (act/watchdog.py), reported."""
+    async def sweep(
+        self, aim: Aim | None, scanned: dict[str, Any] | None = None
+    ) -> list[dict[str, str]]:
+        """The watchdog's known interruptions dismissed (act/watchdog.py), reported.
+        `scanned`: the page scanned for them already, in another call."""
         cleared = await sweep(
             self.tab.page,
             patterns_for(self.call.runtime.settings.watchdog_patterns),
             aim.handle if aim is not None else None,
             timeout_ms=min(WATCHDOG_MS, self.call.remaining_ms()),
+            scanned=scanned,
         )
         self.watchdog.extend(cleared)
         return cleared
@@ -322,7 +325,7 @@ class Act:
         self._cover_tried = True
         # A known banner that showed after the sweep before acting: its own rule first (it
         # knows the library's button); the generic rule only for what no pattern knows.
-        cleared = await self._sweep(aim)
+        cleared = await self.sweep(aim)
         if any(entry["action"] in ("clicked", "hidden") for entry in cleared):
             return True
         if not settings.watchdog_generic_banners:
@@ -335,34 +338,48 @@ class Act:
         return entry["action"] == "clicked"
 
     @staged("check")
-    async def ready(self, aim: Aim | None = None) -> None:
+    async def ready(
+        self, aim: Aim | None = None, *, count: bool = True, sweep: bool = True
+    ) -> None:
         """Call once the targets are resolved, right before acting (`aim`: the target).
 
         Runs the watchdog, and if the last snapshot is older than the last action (or there
         is none), reads the page as it is now, so the changes reported are this action's.
         Not earlier: reading the page hands out refs, and a ref the agent was never given
-        must stay unknown.
+        must stay unknown. `count=False`: the caller reads the mutation count (`counted`);
+        `sweep=False`: the caller runs the watchdog (`sweep`), with a fresh baseline only.
         """
         self._ready = True
         self.call.outcome.acting = True
-        if self.watching:
-            await self._sweep(aim)
-        state = state_of(self.tab)
-        if self.changes and not state.fresh_baseline():
-            state.seen(await take(self.tab, self.call.remaining_ms()))
+        if self.watching and (sweep or not self.fresh_baseline()):
+            await self.sweep(aim)
+        if not self.fresh_baseline():
+            state_of(self.tab).seen(await take(self.tab, self.call.remaining_ms()))
+        if count:
+            await self.ready_to_count()
+
+    def fresh_baseline(self) -> bool:
+        """The page as the agent last read it is the one to report changes against."""
+        return not self.changes or state_of(self.tab).fresh_baseline()
+
+    async def ready_to_count(self) -> None:
+        """Read the page's mutation count before acting (once per command)."""
+        with suppress(PlaywrightError):
+            if not self._counting:
+                self.counted(await self.tab.page.evaluate(MUTATIONS_JS))
+
+    def counted(self, before: int | None) -> None:
+        """The page's mutation count right before acting, as read with another call."""
         if not self._counting:
-            try:
-                before = await self.tab.page.evaluate(MUTATIONS_JS)
-                self._counting = before is not None
-                self._mutations_before = int(before or 0)
-            except PlaywrightError:
-                pass
+            self._counting = before is not None
+            self._mutations_before = int(before or 0)
 
     # ------------------------------------------------------------------ result
 
     async def result(self, action: str, ref: str | None) -> ActionResult:
         done = await self._result(action, ref)
         done.timing = self.call.outcome.timing.shown()
+        done.route = self.call.outcome.timing.route
         return done
 
     @staged("changes")
@@ -553,34 +570,8 @@ class Act:
     # ------------------------------------------------------------------ expectations
 
     async def _expectations(self, done: ActionResult) -> None:
-        """The caller's --expect-* conditions, polled until they hold or time runs out.
-
-        A failure here is not retried: the action ran, and running it again could do it
-        twice. The error carries the result so far.
-        """
-        wanted = self._expects()
-        if not wanted:
-            return
-        unmet: list[str] = []
-        while True:
-            unmet = [
-                f"{name}={value!r}"
-                for name, value in wanted
-                if not await expectation_holds(self.tab, name, value)
-            ]
-            if not unmet or self.call.remaining_ms() <= EVIDENCE_MARGIN_MS + 100:
-                break
-            await asyncio.sleep(EXPECT_POLL_S)
-        if unmet:
-            done.url = self.tab.page.url
-            raise SteadyhandError(
-                ErrorCode.VERIFICATION_FAILED,
-                f"the {done.action} ran, but expected {' and '.join(unmet)} did not hold "
-                "by the deadline",
-                "it was not retried (that could act twice): take a snapshot to see what "
-                "happened instead",
-                {"result": done.model_dump(mode="json", exclude={"changes"})},
-            )
+        """The caller's --expect-* conditions (act/conditions.py), polled until they hold."""
+        await expectations_hold(self.tab, self._expects(), done, self.call.remaining_ms)
 
     def _expects(self) -> list[tuple[str, str]]:
         given = (

@@ -39,7 +39,7 @@ class ActionResult(PageResult):
     """What an act command did: verified, with everything it caused."""
 
     REPLY: ClassVar[str] = "act"
-    NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset({"timing"})
+    NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset({"timing", "route"})
 
     ok: bool = True
     action: str
@@ -76,6 +76,11 @@ class ActionResult(PageResult):
         None,
         description="milliseconds per stage: resolve, check, input, settle, changes, record "
         "(retry pauses and dispatch are in none)",
+    )
+    route: str | None = Field(
+        None,
+        description="how the input went: cdp (steadyhand's own, after one check in the "
+        "page), or playwright and why",
     )
 
 

@@ -236,13 +236,15 @@ async def sweep(
     patterns: list[Pattern],
     target: ElementHandle | None = None,
     timeout_ms: float = 1500,
+    scanned: dict[str, Any] | None = None,
 ) -> list[dict[str, str]]:
     """Dismiss every VISIBLE known interruption; return what was dismissed.
 
     Each entry: {"kind", "name", "action": "clicked" | "hidden" | "failed", "label"}.
     Each click, and the wait for its container to go, is bounded by `timeout_ms`.
     Never raises on a page error (closed page, navigation racing the sweep): it returns
-    what it had done by then, [] when the page failed it from the start.
+    what it had done by then, [] when the page failed it from the start. `scanned`: what
+    SCAN_JS found, run by the caller in another call of its own (act/own_input.py).
     """
     if page.is_closed() or not any(p.kind != "chat-widget" or target for p in patterns):
         return []  # chat widgets matter only to a target: with none, there is nothing to do
@@ -256,7 +258,7 @@ async def sweep(
         report.append({"kind": pattern.kind, "name": pattern.name, "action": action, "label": text})
 
     try:
-        scan = await _scan(page, specs, target, chat_only=False)
+        scan = scanned or await _scan(page, specs, target, chat_only=False)
         for entry in scan["done"]:
             note(entry)
         doc = str(scan.get("doc", ""))

@@ -15,9 +15,19 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.act.checks import not_actionable
 from steadyhand.act.loop import Act, Aim
+from steadyhand.act.own_input import (
+    Aimed,
+    insert_text,
+    mouse_events,
+    own_aim,
+    release,
+    send_all,
+)
 from steadyhand.act.resolve import NAVIGATED
 from steadyhand.act.results import ActionResult
+from steadyhand.act.retry import Retryable
 from steadyhand.act.verify import (
     TYPED_JS,
     Unverified,
@@ -174,7 +184,7 @@ OUT_OF_VIEW_JS = """e => {
 }"""
 # Waits (at most `ms`) for the element's document to settle: what scrolling it into view
 # made the page render (a virtual grid re-renders the rows that came into view).
-SETTLE_E_JS = f"(e, ms) => {MODEL_OF_E} ? {MODEL_OF_E}.settle(ms) : null"
+SETTLE_E_JS = f"(e, ms) => {MODEL_OF_E} ? {MODEL_OF_E}.settle(ms, true) : null"
 SCROLL_SETTLE_MS = 300
 
 
@@ -193,7 +203,13 @@ async def _into_view(act: Act, aim: Aim) -> None:
 
 
 async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
-    await act.ready(aim)
+    # The watchdog's scan runs in the click's own check, unless the baseline must be read
+    # after it and before the click (ready does both).
+    sweep_in_check = act.watching and act.fresh_baseline()
+    await act.ready(aim, count=False, sweep=not sweep_in_check)
+    if await _click_own(act, aim, options, sweep_in_check):
+        return
+    await act.ready_to_count()
     await act.opens_another_tab(aim)
     await _into_view(act, aim)
 
@@ -216,6 +232,39 @@ async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
                 raise
 
     await act.actionable(aim, click)
+
+
+async def _click_own(act: Act, aim: Aim, options: dict[str, Any], sweep: bool) -> bool:
+    """Click with steadyhand's own input (act/own_input.py); False: Playwright's path must.
+    `sweep`: the watchdog has not run yet (it runs in the check)."""
+    position = options.get("position") or {}
+    at = await own_aim(act, aim, x=position.get("x"), y=position.get("y"), sweep=sweep)
+    if at is None or at.session is None:
+        return False
+    events = mouse_events(
+        at,
+        options.get("button", "left"),
+        options.get("click_count", 1),
+        options.get("modifiers", []),
+    )
+    try:
+        await asyncio.wait_for(send_all(at.session, events), act.try_ms / 1000)
+    except TimeoutError:
+        # Sent, and the page has not answered since (busy in a handler): it was clicked.
+        return True
+    verdict = await release(act.tab.page, at.token)
+    if verdict == "detached":  # the pointer's arrival re-rendered it: the next try waits
+        raise Retryable(
+            ErrorCode.STALE_REF,
+            f"{aim.what} was removed or re-rendered as the pointer came; the click was stopped",
+            "take a new snapshot and use a ref from it",
+        )
+    if verdict is not None and verdict != "ok":
+        # A cover came between the check and the click: the guard stopped the click
+        # before the page saw it, so another try cannot click twice.
+        err = not_actionable(aim.what, {"state": "covered", "cover": verdict})
+        raise Retryable(err.code, err.message, err.hint, err.data)
+    return True
 
 
 # ---------------------------------------------------------------------- typing
@@ -330,13 +379,20 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
 
         async def body() -> None:
             async with act.target(params.ref) as aim:
-                await act.ready(aim)
-                secret = bool(await aim.handle.evaluate(MAY_BE_SECRET))
+                at = await _fill_check(act, aim, params)
+                secret = at.secret if at else bool(await aim.handle.evaluate(MAY_BE_SECRET))
                 if not secret or only_references(text):
                     call.reveal("text")  # ordinary text, or only secrets' names
                 typed = await with_secrets(call, aim, text)
-                before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
-                wanted = await _type_into(act, aim, typed, clear=params.clear, slowly=params.slowly)
+                if at is not None and typed:
+                    before: Any = at.mutations
+                    await insert_text(at, typed)
+                    wanted = typed
+                else:
+                    before = await aim.handle.evaluate(FRAME_MUTATIONS_JS)
+                    wanted = await _type_into(
+                        act, aim, typed, clear=params.clear, slowly=params.slowly
+                    )
                 after = await aim.handle.evaluate(TYPED_JS)
                 reacted = _reacted(before, after)
                 try:
@@ -362,6 +418,24 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
 
         await act.run(body)
     return await act.result("type", params.ref)
+
+
+async def _fill_check(act: Act, aim: Aim, params: TypeParams) -> Aimed | None:
+    """Ready the act; for text that replaces the field's, check the field for steadyhand's
+    own input and select what it holds (act/own_input.py). None: Playwright's path types."""
+    sweep_in_check = act.watching and act.fresh_baseline()
+    own = params.clear and not params.slowly
+    await act.ready(aim, count=not own, sweep=not (own and sweep_in_check))
+    if not own:
+        return None
+    at = await own_aim(act, aim, edit=True, sweep=sweep_in_check)
+    if at is None:
+        await act.ready_to_count()
+        return None
+    if at.keys:  # the page handles keys on it: typing sends keys (Playwright's)
+        act.call.outcome.timing.route = "playwright: key handlers"
+        return None
+    return at
 
 
 def _reacted(before: Any, typed: dict[str, Any]) -> int:

@@ -37,7 +37,7 @@ ACT_KEYS = frozenset(
     {
         *("tab", "url", "title", "ok", "action", "ref", "data", "retries", "duration_ms"),
         *("artifacts", "navigated", "reresolved", "watchdog", "dialog", "dialogs_answered"),
-        *("popups", "downloads", "dom_changed", "changes", "timing"),
+        *("popups", "downloads", "dom_changed", "changes", "timing", "route"),
     }
 )
 # Shown as they are in a listed row, without their key.

@@ -1677,12 +1677,60 @@
         XMLHttpRequest.prototype.send = function(...args) {
           return inflight++, this.addEventListener("loadend", () => inflight--, { once: !0 }), send.apply(this, args);
         };
-        function settle(maxMs) {
-          let start = performance.now(), frame = (f) => {
+        let SOON_MS = 16, rafs = /* @__PURE__ */ new Set(), soon = /* @__PURE__ */ new Set(), observing = !1, raf_ = window.requestAnimationFrame, caf_ = window.cancelAnimationFrame, setTimeout_ = window.setTimeout, clearTimeout_ = window.clearTimeout, clearInterval_ = window.clearInterval;
+        window.requestAnimationFrame = function(cb) {
+          if (typeof cb != "function") return raf_.call(window, cb);
+          let id = raf_.call(window, (t) => (rafs.delete(id), cb(t)));
+          return rafs.add(id), id;
+        }, window.cancelAnimationFrame = function(id) {
+          return rafs.delete(id), caf_.call(window, id);
+        }, window.setTimeout = function(cb, ms, ...args) {
+          if (typeof cb != "function" || !((+ms || 0) <= SOON_MS)) return setTimeout_.call(window, cb, ms, ...args);
+          let id = setTimeout_.call(window, function(...a) {
+            return soon.delete(id), cb.apply(this, a);
+          }, ms, ...args);
+          return soon.add(id), id;
+        }, window.clearTimeout = function(id) {
+          return soon.delete(id), clearTimeout_.call(window, id);
+        }, window.clearInterval = function(id) {
+          return soon.delete(id), clearInterval_.call(window, id);
+        };
+        let messages = 0, received = () => {
+          messages = Math.max(0, messages - 1);
+        }, MessageChannel_ = window.MessageChannel;
+        if (MessageChannel_) {
+          let Channel = function() {
+            let channel = new MessageChannel_();
+            for (let [port, other] of [[channel.port1, channel.port2], [channel.port2, channel.port1]]) {
+              let post = port.postMessage;
+              port.postMessage = function(...args) {
+                return messages++, post.apply(this, args);
+              }, other.addEventListener("message", received);
+            }
+            return channel;
+          };
+          Channel.prototype = MessageChannel_.prototype, window.MessageChannel = Channel;
+        }
+        let postMessage_ = window.postMessage;
+        window.postMessage = function(...args) {
+          return messages++, postMessage_.apply(this, args);
+        }, window.addEventListener("message", (event) => {
+          event.source === window && received();
+        }, !0);
+        for (let Observer of [window.ResizeObserver, window.IntersectionObserver]) {
+          if (!Observer) continue;
+          let observe_ = Observer.prototype.observe;
+          Observer.prototype.observe = function(...args) {
+            return observing = !0, observe_.apply(this, args);
+          };
+        }
+        let queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing;
+        function settle(maxMs, frame) {
+          let start = performance.now(), nextFrame = (f) => {
             let gone = !1, go = () => {
-              gone || (gone = !0, setTimeout(f, 0));
+              gone || (gone = !0, setTimeout_.call(window, f, 0));
             };
-            requestAnimationFrame(go), setTimeout(go, 50);
+            raf_.call(window, go), setTimeout_.call(window, go, 50);
           };
           return new Promise((resolve) => {
             let seen2 = mutations, tick = () => {
@@ -1691,9 +1739,13 @@
                 resolve(Math.round(now - start));
                 return;
               }
-              seen2 = mutations, frame(tick);
+              seen2 = mutations, nextFrame(tick);
             };
-            frame(tick);
+            if (!frame && !queued()) {
+              resolve(0);
+              return;
+            }
+            nextFrame(tick);
           });
         }
         let api = {

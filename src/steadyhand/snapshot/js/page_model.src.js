@@ -1201,22 +1201,109 @@ function install() {
     return send.apply(this, args);
   };
 
-  // Resolves once a frame went by with no mutation and no request in flight, or at
-  // `maxMs`: the time it waited, in ms. No fixed floor: a page that is already quiet costs
-  // one frame.
-  function settle(maxMs) {
+  // Work the page queued for its next frame or the next few ms, which a settle waits for:
+  // animation-frame callbacks, timers due within SOON_MS, and whether a ResizeObserver or
+  // IntersectionObserver watches anything (they report in frames). The model's own waits
+  // use the originals, so they are not counted.
+  const SOON_MS = 16;
+  const rafs = new Set();
+  const soon = new Set();
+  let observing = false;
+  const raf_ = window.requestAnimationFrame;
+  const caf_ = window.cancelAnimationFrame;
+  const setTimeout_ = window.setTimeout;
+  const clearTimeout_ = window.clearTimeout;
+  const clearInterval_ = window.clearInterval;
+  window.requestAnimationFrame = function (cb) {
+    if (typeof cb !== "function") return raf_.call(window, cb);
+    const id = raf_.call(window, (t) => {
+      rafs.delete(id);
+      return cb(t);
+    });
+    rafs.add(id);
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) {
+    rafs.delete(id);
+    return caf_.call(window, id);
+  };
+  window.setTimeout = function (cb, ms, ...args) {
+    if (typeof cb !== "function" || !((+ms || 0) <= SOON_MS)) return setTimeout_.call(window, cb, ms, ...args);
+    const id = setTimeout_.call(window, function (...a) {
+      soon.delete(id);
+      return cb.apply(this, a);
+    }, ms, ...args);
+    soon.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) {
+    soon.delete(id);
+    return clearTimeout_.call(window, id);
+  };
+  window.clearInterval = function (id) {
+    soon.delete(id); // the two share their ids
+    return clearInterval_.call(window, id);
+  };
+  // Messages a page posts to itself to run work in a task of its own (React's scheduler
+  // through a MessageChannel, setImmediate polyfills through window.postMessage): each
+  // is pending until its port or window gets it.
+  let messages = 0;
+  const received = () => {
+    messages = Math.max(0, messages - 1);
+  };
+  const MessageChannel_ = window.MessageChannel;
+  if (MessageChannel_) {
+    const Channel = function MessageChannel() {
+      const channel = new MessageChannel_();
+      for (const [port, other] of [[channel.port1, channel.port2], [channel.port2, channel.port1]]) {
+        const post = port.postMessage;
+        port.postMessage = function (...args) {
+          messages++;
+          return post.apply(this, args);
+        };
+        other.addEventListener("message", received);
+      }
+      return channel;
+    };
+    Channel.prototype = MessageChannel_.prototype;
+    window.MessageChannel = Channel;
+  }
+  const postMessage_ = window.postMessage;
+  window.postMessage = function (...args) {
+    messages++;
+    return postMessage_.apply(this, args);
+  };
+  window.addEventListener("message", (event) => {
+    if (event.source === window) received();
+  }, true);
+  for (const Observer of [window.ResizeObserver, window.IntersectionObserver]) {
+    if (!Observer) continue;
+    const observe_ = Observer.prototype.observe;
+    Observer.prototype.observe = function (...args) {
+      observing = true;
+      return observe_.apply(this, args);
+    };
+  }
+  const queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing;
+
+  // Resolves once the page is quiet, or at `maxMs`: the time it waited, in ms. Quiet: a
+  // frame went by with no mutation and no request in flight. When the page has queued
+  // nothing (above) and `frame` is not asked for, it is quiet now: what the action did is
+  // done, and a frame would only paint it. `frame`: wait for one anyway (scroll events
+  // fire in frames).
+  function settle(maxMs, frame) {
     const start = performance.now();
     // A frame, or 50 ms where frames do not come (a hidden tab), then a task.
-    const frame = (f) => {
+    const nextFrame = (f) => {
       let gone = false;
       const go = () => {
         if (!gone) {
           gone = true;
-          setTimeout(f, 0);
+          setTimeout_.call(window, f, 0);
         }
       };
-      requestAnimationFrame(go);
-      setTimeout(go, 50);
+      raf_.call(window, go);
+      setTimeout_.call(window, go, 50);
     };
     return new Promise((resolve) => {
       let seen = mutations;
@@ -1228,10 +1315,14 @@ function install() {
           return;
         }
         seen = mutations;
-        frame(tick);
+        nextFrame(tick);
       };
+      if (!frame && !queued()) {
+        resolve(0); // this call is a task after the action's: its handlers have run
+        return;
+      }
       // A frame first: handlers the action queued, and what they render, run in it.
-      frame(tick);
+      nextFrame(tick);
     });
   }
 

@@ -1,0 +1,76 @@
+"""steadyhand's own input path (act/own_input.py): one check in the page, CDP input, a
+guard that stops a click a late cover would take, and Playwright's path where the check
+cannot be sure. Real Chromium on tests/fixtures/site/gauntlet/own-input.html."""
+
+from __future__ import annotations
+
+import pytest
+
+from steadyhand.snapshot.lookup import find_ref
+from tests.conftest import Daemon
+
+pytestmark = pytest.mark.integration
+
+PAGE = "gauntlet/own-input.html"
+
+
+def opened(daemon: Daemon, site: str, session: str) -> str:
+    daemon.call("open", session=session, url=f"{site}/{PAGE}")
+    return daemon.snapshot(session)
+
+
+def test_a_cover_raised_as_the_pointer_comes_gets_no_click(daemon: Daemon, site: str) -> None:
+    """The veil goes up when the pointer reaches "Pay", after the check and before the press:
+    the guard stops the click before the veil sees it, and a later try clicks "Pay" once."""
+    s = "own-veil"
+    page = opened(daemon, site, s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Pay"))
+    assert done["retries"] >= 1, done
+    after = daemon.snapshot(s)
+    assert "paid: 1" in after and "veil clicked: 0" in after, after
+
+
+@pytest.mark.parametrize("how", ["timer", "frame", "message"])
+def test_what_a_click_causes_a_moment_later_is_in_its_changes(
+    daemon: Daemon, site: str, how: str
+) -> None:
+    """Settling ends at once only when the page queued nothing: an effect in a timer, an
+    animation frame or a posted message is waited for and reported."""
+    s = f"own-later-{how}"
+    page = opened(daemon, site, s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", f"Later by {how}"))
+    assert done["route"] == "cdp", done
+    assert f"done by {how}" in done["changes"], done["changes"]
+
+
+def test_modifiers_and_click_count_reach_the_page(daemon: Daemon, site: str) -> None:
+    s = "own-mods"
+    page = opened(daemon, site, s)
+    ref = find_ref(page, "button", "Modifiers")
+    done = daemon.call("click", session=s, ref=ref, modifiers=["Shift", "Alt"], count=2)
+    assert done["route"] == "cdp", done
+    assert "shiftKey altKey x2" in daemon.snapshot(s)
+
+
+def test_an_element_out_of_view_is_scrolled_to_and_clicked(daemon: Daemon, site: str) -> None:
+    s = "own-far"
+    page = opened(daemon, site, s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Far below"))
+    assert done["route"] == "cdp", done
+    assert "far clicked" in daemon.snapshot(s)
+
+
+def test_a_framed_element_takes_playwrights_path_and_says_so(daemon: Daemon, site: str) -> None:
+    s = "own-frame"
+    page = opened(daemon, site, s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Framed"))
+    assert done["route"] == "playwright: frame", done
+    assert "framed clicked" in daemon.snapshot(s)
+
+
+def test_type_goes_in_as_one_insert_and_is_read_back(daemon: Daemon, site: str) -> None:
+    s = "own-type"
+    page = opened(daemon, site, s)
+    done = daemon.call("type", session=s, ref=find_ref(page, "textbox", "Quantity"), text="12")
+    assert done["route"] == "cdp", done
+    assert 'textbox "Quantity"' in done["changes"] and "12" in done["changes"], done["changes"]
