@@ -8,6 +8,11 @@ time, the whole process beside a bare interpreter's, and the ratio after/before;
 nothing about time.
 
     .venv/bin/python bench/import_cost.py --versus /path/to/other/src [-n 40]
+        [--top steadyhand.daemon,steadyhand.fronts.rpc] [--heaviest 15]
+
+--top imports other modules instead (the daemon's start: the daemon, then the command
+table and the RPC front it loads aside); --heaviest lists the modules with the most own
+import time, each beside its time in the other tree.
 
 Make the other tree with e.g. `git worktree add /tmp/base <rev>`, and byte-compile both
 (`python -m compileall -q src`) so neither pays for compiling.
@@ -36,13 +41,13 @@ WATCHED = (
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)")
 
 
-def sample(src: Path) -> tuple[dict[str, tuple[int, int]], float]:
-    """One new interpreter importing TOP: each module's (own, cumulative) µs, and the
-    process's wall time in ms."""
+def sample(src: Path, top: str = TOP) -> tuple[dict[str, tuple[int, int]], float]:
+    """One new interpreter importing `top` (modules, comma-separated, in order): each
+    module's (own, cumulative) µs, and the process's wall time in ms."""
     env = dict(os.environ, PYTHONPATH=str(src))
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {TOP}"],
+        [sys.executable, "-X", "importtime", "-c", f"import {top}"],
         env=env,
         capture_output=True,
         text=True,
@@ -67,6 +72,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--versus", required=True, help="the other build's src directory")
     parser.add_argument("-n", type=int, default=40, help="samples per tree (default 40)")
+    parser.add_argument(
+        "--top",
+        default=TOP,
+        help=f"modules to import, comma-separated, in order (default {TOP}; the daemon's "
+        "start: steadyhand.daemon,steadyhand.fronts.rpc)",
+    )
+    parser.add_argument(
+        "--heaviest", type=int, default=15, help="also list the N heaviest modules by own time"
+    )
     args = parser.parse_args()
     other = Path(args.versus).resolve()
     if not (other / "steadyhand" / "__init__.py").is_file():
@@ -76,13 +90,14 @@ def main() -> int:
     walls: dict[str, list[float]] = {name: [] for name in (*trees, "floor")}
     for _ in range(args.n):
         for name, src in trees.items():
-            times, wall = sample(src)
+            times, wall = sample(src, args.top)
             samples[name].append(times)
             walls[name].append(wall)
         walls["floor"].append(floor_ms())
-    print(f"import {TOP}: {args.n} interleaved samples per tree; medians, ms")
+    print(f"import {args.top}: {args.n} interleaved samples per tree; medians, ms")
     print(f"{'module':30} {'':10} {'before':>8} {'after':>8} {'after/before':>13}")
-    for names in WATCHED:
+    watched = list(WATCHED) if args.top == TOP else [(m,) for m in args.top.split(",")]
+    for names in watched:
         for index, label in ((1, "cumulative"), (0, "own")):
             medians = []
             for tree in trees:
@@ -90,10 +105,28 @@ def main() -> int:
                 medians.append(statistics.median(found) / 1000 if found else float("nan"))
             before, after = medians
             print(f"{names[0]:30} {label:10} {before:8.2f} {after:8.2f} {after / before:13.3f}")
+    heaviest(samples, args.heaviest)
     before, after = (statistics.median(walls[t]) for t in trees)
     print(f"{'whole process':30} {'wall':10} {before:8.1f} {after:8.1f} {after / before:13.3f}")
     print(f"{'python -c pass (the floor)':30} {'wall':10} {statistics.median(walls['floor']):8.1f}")
     return 0
+
+
+def heaviest(samples: dict[str, list[dict[str, tuple[int, int]]]], count: int) -> None:
+    """The `count` modules with the most own import time after, beside their time before."""
+    if count <= 0:
+        return
+    own = {
+        tree: {
+            name: statistics.median(t[name][0] for t in runs if name in t) / 1000
+            for name in {n for t in runs for n in t}
+        }
+        for tree, runs in samples.items()
+    }
+    print(f"the {count} heaviest modules after, by own import time (ms):")
+    for name, after in sorted(own["after"].items(), key=lambda item: -item[1])[:count]:
+        before = own["before"].get(name, float("nan"))
+        print(f"  {name:48} {before:8.2f} {after:8.2f}")
 
 
 if __name__ == "__main__":

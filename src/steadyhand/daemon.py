@@ -8,19 +8,21 @@ On start it reaps any Chromium a killed predecessor left behind; on SIGTERM/SIGI
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import importlib
 import logging
 import os
 import signal
 import sys
+import threading
 import time
-from typing import IO, TYPE_CHECKING
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from steadyhand.config import ENV_PREFIX, Settings
 from steadyhand.engine.chromium import find_owned_browsers
 from steadyhand.errors import SteadyhandError
-from steadyhand.observe.log import configure as configure_logging
 from steadyhand.private_files import ensure_private_dir
 from steadyhand.startup import open_runtime
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from steadyhand.leasing import SessionLeases
     from steadyhand.runtime import Runtime
     from steadyhand.store.base import Store
+    from steadyhand.vault import Vault
 
 log = logging.getLogger("steadyhand.daemon")
 
@@ -37,6 +40,8 @@ ALREADY_RUNNING = 3
 # the daemon): Playwright's driver and Chromium start while the command table loads.
 WARM_FLAG = "--warm-browser"
 SWITCH_INTERVAL_S = 0.001
+NICE_ASIDE = 10  # start-up imports yield the cores to the driver's and Chromium's boot
+T = TypeVar("T")
 
 
 def prepare_state_dir(settings: Settings) -> None:
@@ -97,13 +102,10 @@ def open_daemon_store(settings: Settings) -> Store:
 SECRET_SETTINGS = ("store_url", "browser_endpoints")
 
 
-async def serve(settings: Settings, warm: bool = False) -> None:
-    """Run the daemon until it is told to stop.
-
-    Imports are most of a cold start: Playwright's first (a warm start launches the browser
-    with it), then the command table, on a thread while the event loop starts the driver
-    and Chromium (processes of their own, on another core).
-    """
+async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
+    """The secrets read (and out of the environment), Playwright's driver booting on a warm
+    start, logging configured, a dead predecessor's browsers reaped, the store opened and
+    the engine's modules imported: the vault and the store."""
     from steadyhand.vault import Vault
 
     # Read the secret variables, then take them out of the environment before Playwright's
@@ -112,7 +114,37 @@ async def serve(settings: Settings, warm: bool = False) -> None:
     vault.scrub_environ()
     for name in SECRET_SETTINGS:  # a store password, an endpoint's literal token
         os.environ.pop(ENV_PREFIX + name.upper(), None)
+    if not warm:
+        return vault, start_work(settings)
+    # The driver boots (a process of its own) while the rest runs on a thread, the event
+    # loop free to spawn it and answer it.
+    from steadyhand.engine import driver
+
+    driver.start_early()
+    return vault, await aside(lambda: start_work(settings))
+
+
+def start_work(settings: Settings) -> Store:
+    """Logging configured, a dead predecessor's browsers reaped (before this daemon's own
+    starts), the store opened, the engine's modules imported: the store."""
+    from steadyhand.observe.log import configure as configure_logging
+
+    configure_logging(settings)
+    reap_orphans(settings)
     store = open_daemon_store(settings)
+    for module in ("steadyhand.engine.engine", "steadyhand.snapshot.page_model"):
+        importlib.import_module(module)
+    return store
+
+
+async def serve(settings: Settings, warm: bool = False) -> None:
+    """Run the daemon until it is told to stop.
+
+    Imports are most of a cold start: Playwright's first (a warm start launches the browser
+    with it), then the command table, on a thread while the event loop starts the driver
+    and Chromium (processes of their own, on another core).
+    """
+    vault, store = await prepare(settings, warm)
     warming: list[asyncio.Task[None]] = []
 
     async def meanwhile(engine: Engine) -> None:
@@ -179,13 +211,39 @@ async def start_extension_relay(runtime: Runtime) -> None:
 
 
 async def load_command_table() -> None:
-    """Import the command table (and the RPC front) on a thread, the event loop free."""
-    # The importing thread holds the GIL: have it hand the GIL to the event loop sooner
+    """Import the command table (and the RPC front) aside, the event loop free."""
+    await aside(lambda: importlib.import_module("steadyhand.fronts.rpc"))
+
+
+async def aside(work: Callable[[], T]) -> T:
+    """Run start-up work on a thread of its own at a lower CPU priority (nice +NICE_ASIDE),
+    the event loop free: on a warm start, Playwright's driver and Chromium boot on the
+    cores meanwhile, ahead of it, and the first command waits on them, not on imports."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not done.done():
+            outcome()
+
+    def run() -> None:
+        with contextlib.suppress(OSError):  # only this thread (a Linux thread id)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE_ASIDE)
+        try:
+            value = work()
+        except BaseException as exc:  # handed to the awaiting coroutine
+            failed = exc
+            loop.call_soon_threadsafe(settle, lambda: done.set_exception(failed))
+        else:
+            loop.call_soon_threadsafe(settle, lambda: done.set_result(value))
+
+    # The working thread holds the GIL: have it hand the GIL to the event loop sooner
     # when Playwright's driver writes, so that a warm start's launch goes on meanwhile.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
-        await asyncio.to_thread(importlib.import_module, "steadyhand.fronts.rpc")
+        threading.Thread(target=run, name="steadyhand-start", daemon=True).start()
+        return await done
     finally:
         sys.setswitchinterval(interval)
 
@@ -229,16 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings.load()
         prepare_state_dir(settings)
-        configure_logging(settings)
     except SteadyhandError as exc:
         print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
         return 2
     lock = acquire_lock(settings)
-    if lock is None:
-        log.info("another daemon holds %s; exiting", settings.lock_path)
+    if lock is None:  # (logging is not configured yet: this goes to daemon.log)
+        print(f"another daemon holds {settings.lock_path}; exiting", file=sys.stderr)
         return ALREADY_RUNNING
     try:
-        reap_orphans(settings)
         settings.pid_path.write_text(f"{os.getpid()}\n")
         asyncio.run(serve(settings, warm))
     finally:

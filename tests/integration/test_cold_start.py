@@ -4,13 +4,22 @@ one started by `daemon start` or a desktop command waits for the first use."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from steadyhand.engine.chromium import descendants
 from tests.conftest import Daemon, wait_until
 
 pytestmark = pytest.mark.integration
 OWN_DAEMON = "its tests time the daemon's first commands"  # conftest.daemon
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
 def log_events(daemon: Daemon) -> list[str]:
@@ -26,6 +35,11 @@ def test_a_browser_command_starts_the_browser_with_the_daemon(
     opened = fresh_daemon.cli("open", f"{site}/form.html", "--session", "warm")
     assert opened.rc == 0, opened.err
     assert any(e.startswith("browser ready") for e in log_events(fresh_daemon))
+    # One Playwright driver, started first thing, shared by the warm start's launch and
+    # the first command (they once raced to start one each).
+    pid = fresh_daemon.call("daemon.status")["pid"]
+    drivers = [p for p in descendants({pid}) if "playwright/driver" in command_line(p)]
+    assert len(drivers) == 1, [command_line(p) for p in drivers]
     snapshot = fresh_daemon.cli("snapshot", "--session", "warm")
     assert snapshot.rc == 0 and "Gift wrap" in snapshot.out
 

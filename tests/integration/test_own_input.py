@@ -4,6 +4,10 @@ cannot be sure. Real Chromium on tests/fixtures/site/gauntlet/own-input.html."""
 
 from __future__ import annotations
 
+import http.server
+import threading
+import time
+
 import pytest
 
 from steadyhand.snapshot.lookup import find_ref
@@ -74,3 +78,44 @@ def test_type_goes_in_as_one_insert_and_is_read_back(daemon: Daemon, site: str) 
     done = daemon.call("type", session=s, ref=find_ref(page, "textbox", "Quantity"), text="12")
     assert done["route"] == "cdp", done
     assert 'textbox "Quantity"' in done["changes"] and "12" in done["changes"], done["changes"]
+
+
+class SlowPost(http.server.BaseHTTPRequestHandler):
+    """A form whose POST is answered after DELAY_S (a slow server behind a submit)."""
+
+    DELAY_S = 0.4
+
+    def do_GET(self) -> None:
+        self.reply(
+            b'<title>Form</title><form method=post action="/slow"><button>Send</button></form>'
+        )
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(self.DELAY_S)
+        self.reply(b"<title>Landed</title><h1>Landed</h1>")
+
+    def reply(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_submit_to_a_slow_server_is_waited_for_and_reported(daemon: Daemon) -> None:
+    """The click's own handler returns at once, but the document is on its way out: the
+    result reports the page the submission led to, not the form it left."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowPost)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        s = "own-submit"
+        daemon.call("open", session=s, url=f"http://127.0.0.1:{server.server_address[1]}/")
+        done = daemon.call("click", session=s, ref=find_ref(daemon.snapshot(s), "button", "Send"))
+        assert done["url"].endswith("/slow") and done["title"] == "Landed", str(done)
+        assert "Landed" in (done["changes"] or ""), done
+    finally:
+        server.shutdown()

@@ -11,9 +11,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright
 
 from steadyhand.config import Settings
+from steadyhand.engine import driver
 from steadyhand.engine.chromium import find_chromium, launch_args
 from steadyhand.engine.endpoints import (
     AUTO,
@@ -46,6 +47,7 @@ class Browsers:
         self.profiles = profiles
         self.live = live
         self._playwright: Playwright | None = None
+        self._starting: asyncio.Future[Playwright] | None = None
         self._browser: Browser | None = None
         self.closing = False
         self._lock = asyncio.Lock()  # one browser launch at a time
@@ -62,8 +64,17 @@ class Browsers:
         return self._browser is not None and self._browser.is_connected()
 
     async def playwright(self) -> Playwright:
+        """Playwright's driver, started once: callers that come while it starts (the warm
+        start's launch, a first command reading the device list) wait for the same one."""
         if self._playwright is None:
-            self._playwright = await async_playwright().start()
+            if self._starting is None:
+                self._starting = asyncio.ensure_future(driver.started())
+            try:
+                self._playwright = await asyncio.shield(self._starting)
+            except BaseException:
+                if self._starting.done():
+                    self._starting = None  # failed: the next caller tries again
+                raise
         return self._playwright
 
     def _check_display(self) -> None:
@@ -229,6 +240,7 @@ class Browsers:
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
+        self._starting = None
 
     def viewport(self) -> dict[str, int]:
         return {"width": self.settings.viewport_width, "height": self.settings.viewport_height}

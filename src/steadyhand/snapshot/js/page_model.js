@@ -1724,7 +1724,14 @@
             return observing = !0, observe_.apply(this, args);
           };
         }
-        let queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing;
+        let leaving = null;
+        window.navigation && window.navigation.addEventListener("navigate", (event) => {
+          event.destination.sameDocument || (leaving = event);
+        }), window.addEventListener("submit", (event) => {
+          let form = event.target, by = event.submitter, method = (by && by.getAttribute("formmethod") || form.method || "").toLowerCase(), target = (by && by.getAttribute("formtarget") || form.target || "").toLowerCase();
+          method !== "dialog" && ["", "_self"].includes(target) && (leaving = event);
+        });
+        let goingAway = () => leaving !== null && !leaving.defaultPrevented, queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing || goingAway();
         function settle(maxMs, frame) {
           let start = performance.now(), nextFrame = (f) => {
             let gone = !1, go = () => {
@@ -1735,8 +1742,8 @@
           return new Promise((resolve) => {
             let seen2 = mutations, tick = () => {
               let now = performance.now();
-              if (mutations === seen2 && inflight <= 0 || now - start >= maxMs) {
-                resolve(Math.round(now - start));
+              if (mutations === seen2 && inflight <= 0 && !goingAway() || now - start >= maxMs) {
+                leaving = null, resolve(Math.round(now - start));
                 return;
               }
               seen2 = mutations, nextFrame(tick);

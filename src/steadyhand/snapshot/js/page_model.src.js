@@ -1284,7 +1284,28 @@ function install() {
       return observe_.apply(this, args);
     };
   }
-  const queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing;
+  // A navigation to another document the page started (a link, a form's submission, a
+  // script setting location): the document is on its way out, so it is not quiet until it
+  // goes (a settle waits for that, at most its time) unless the page cancelled it.
+  let leaving = null;
+  if (window.navigation) {
+    window.navigation.addEventListener("navigate", (event) => {
+      if (!event.destination.sameDocument) leaving = event;
+    });
+  }
+  // A form's submission navigates in a task of its own, after its submit event: that
+  // event says the document is on its way out (unless the page cancels it, or the form
+  // goes to another window or is a dialog's).
+  window.addEventListener("submit", (event) => {
+    const form = event.target;
+    const by = event.submitter;
+    const method = ((by && by.getAttribute("formmethod")) || form.method || "").toLowerCase();
+    const target = ((by && by.getAttribute("formtarget")) || form.target || "").toLowerCase();
+    if (method !== "dialog" && ["", "_self"].includes(target)) leaving = event;
+  });
+  const goingAway = () => leaving !== null && !leaving.defaultPrevented;
+  const queued = () =>
+    rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing || goingAway();
 
   // Resolves once the page is quiet, or at `maxMs`: the time it waited, in ms. Quiet: a
   // frame went by with no mutation and no request in flight. When the page has queued
@@ -1309,8 +1330,9 @@ function install() {
       let seen = mutations;
       const tick = () => {
         const now = performance.now();
-        const quiet = mutations === seen && inflight <= 0;
+        const quiet = mutations === seen && inflight <= 0 && !goingAway();
         if (quiet || now - start >= maxMs) {
+          leaving = null; // a navigation that did not go by now (a download, a 204) is not
           resolve(Math.round(now - start));
           return;
         }
