@@ -72,6 +72,14 @@ def test_a_framed_element_takes_playwrights_path_and_says_so(daemon: Daemon, sit
     assert "framed clicked" in daemon.snapshot(s)
 
 
+def test_a_file_input_takes_playwrights_path(daemon: Daemon, site: str) -> None:
+    """A chooser is Playwright's to meet (`upload` sets the files): the rule says so."""
+    s = "own-file"
+    page = opened(daemon, site, s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Attachment"))
+    assert done["route"] == "playwright: file input", done
+
+
 def test_type_goes_in_as_one_insert_and_is_read_back(daemon: Daemon, site: str) -> None:
     s = "own-type"
     page = opened(daemon, site, s)

@@ -87,6 +87,13 @@ def public(signal: SteadyhandError) -> SteadyhandError:
     return SteadyhandError(signal.code, signal.message, signal.hint, signal.data)
 
 
+def let_go(handle: ElementHandle) -> None:
+    """Dispose of a handle without waiting for the answer: the call goes out after this
+    act's own, and a page that took the element already makes it fail, unheard."""
+    task = asyncio.ensure_future(handle.dispose())
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+
 class ActOptions(Protocol):
     tab: str | None
     changes: bool | None
@@ -252,8 +259,7 @@ class Act:
                 link = entry.identity.role == "link" or bool(entry.url)
                 yield Aim(found.handle, f"{found.ref} ({entry.label()})", link)
             finally:
-                with suppress(PlaywrightError):  # the page may have taken it already
-                    await found.handle.dispose()
+                let_go(found.handle)
             return
         try:
             with self.call.outcome.timing.stage("resolve"):
@@ -265,8 +271,7 @@ class Act:
         try:
             yield Aim(handle, spec)
         finally:
-            with suppress(PlaywrightError):
-                await handle.dispose()
+            let_go(handle)
 
     async def actionable(
         self,

@@ -20,9 +20,10 @@ Then `Input.dispatchMouseEvent` (move, press, release; per click of a double or 
 click), pipelined on the tab's CDP session, and the guard is read and removed; or, for a
 fill, the check focuses the field and selects what it holds, and `Input.insertText`
 replaces it (as Playwright's fill does). Whenever the check is not sure (a frame, a
-zoomed viewport, a cover, a disabled, moving or hidden element, no CDP session), and while
-a Playwright trace records (it shows Playwright's actions), the caller takes Playwright's
-path, which waits and explains; the result's `route` says which was taken and why.
+zoomed viewport, a cover, a disabled, moving or hidden element, a file input, no CDP
+session), and while a Playwright trace records (it shows Playwright's actions), the caller
+takes Playwright's path, which waits and explains; the result's `route` says which was
+taken and why.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.act.watchdog import SCAN_JS
 from steadyhand.act.watchdog_patterns import compile_patterns, patterns_for
-from steadyhand.snapshot.page_model import MODEL_OF_E
+from steadyhand.snapshot.page_model import MODEL, MODEL_OF_E
 
 if TYPE_CHECKING:
     from steadyhand.act.loop import Act, Aim
@@ -63,6 +64,10 @@ AIM_JS = f"""async (e, o) => {{
   const vv = win.visualViewport;
   if (vv && (vv.scale !== 1 || vv.offsetLeft || vv.offsetTop)) return {{ok: false, why: 'zoomed'}};
   const owner = e.closest('button, [role=button], a[href], [role=link], label') || e;
+  // A file input opens a chooser Playwright's path knows how to meet (upload).
+  const control = e instanceof HTMLLabelElement ? e.control : owner.control || e;
+  if (control instanceof HTMLInputElement && control.type === 'file')
+    return {{ok: false, why: 'file input'}};
   const within = n => {{
     for (let c = n; c; c = c.parentNode || c.host) if (c === owner || c === e) return true;
     return false;
@@ -370,3 +375,36 @@ async def insert_text(at: Aimed, text: str) -> None:
     """Replace the selection the check made in the focused field with `text`."""
     assert at.session is not None
     await at.session.send("Input.insertText", {"text": text})
+
+
+# The watchdog's scan of the page and its mutation count, in one call (an act on what has
+# the focus, with no element of its own to check).
+PAGE_READY_JS = f"""specs => ({{
+  scan: (SCAN)([specs, null, null, false]),
+  mutations: {MODEL} ? {MODEL}.mutations() : null,
+}})""".replace("(SCAN)", f"({SCAN_JS})")
+
+
+async def ready_on_page(act: Act) -> None:
+    """Act.ready for an act with no target, the watchdog's scan and the mutation count in
+    one call when the baseline is fresh (else ready's own order: sweep, read, count)."""
+    if not (act.watching and act.fresh_baseline()):
+        await act.ready()
+        return
+    await act.ready(count=False, sweep=False)
+    settings = act.call.runtime.settings
+    specs = compile_patterns(patterns_for(settings.watchdog_patterns))
+    with act.call.outcome.timing.stage("check"):
+        try:
+            found = await act.tab.page.evaluate(PAGE_READY_JS, specs)
+        except PlaywrightError:
+            await act.sweep(None)
+            await act.ready_to_count()
+            return
+        scan = found.get("scan") or {}
+        if scan.get("done") or scan.get("clicks"):
+            await act.sweep(None, scanned=scan)
+        if scan.get("clicks"):  # what the dismissals changed is not the act's
+            await act.ready_to_count()
+        else:
+            act.counted(found.get("mutations"))

@@ -22,6 +22,7 @@ from steadyhand.act.own_input import (
     insert_text,
     mouse_events,
     own_aim,
+    ready_on_page,
     release,
     send_all,
 )
@@ -553,7 +554,7 @@ async def press(call: Call, params: PressParams) -> ActionResult:
 
             async def body() -> None:
                 if params.ref is None:
-                    await act.ready()
+                    await ready_on_page(act)
                     await act.tab.page.keyboard.press(params.key)
                     return
                 async with act.target(params.ref) as aim:
