@@ -104,8 +104,8 @@ SECRET_SETTINGS = ("store_url", "browser_endpoints")
 
 async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
     """The secrets read (and out of the environment), Playwright's driver booting on a warm
-    start, logging configured, a dead predecessor's browsers reaped, the store opened and
-    the engine's modules imported: the vault and the store."""
+    start, logging configured, a dead predecessor's browsers reaped, the engine's modules
+    imported, the store opened: the vault and the store."""
     from steadyhand.vault import Vault
 
     # Read the secret variables, then take them out of the environment before Playwright's
@@ -114,27 +114,26 @@ async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
     vault.scrub_environ()
     for name in SECRET_SETTINGS:  # a store password, an endpoint's literal token
         os.environ.pop(ENV_PREFIX + name.upper(), None)
-    if not warm:
-        return vault, start_work(settings)
-    # The driver boots (a process of its own) while the rest runs on a thread, the event
-    # loop free to spawn it and answer it.
-    from steadyhand.engine import driver
+    if warm:  # the driver boots (a process of its own) while the rest runs aside
+        from steadyhand.engine import driver
 
-    driver.start_early()
-    return vault, await aside(lambda: start_work(settings))
+        driver.start_early()
+        await aside(lambda: start_work(settings))
+    else:
+        start_work(settings)
+    # Not aside: a store's own threads (a PostgreSQL pool's) would inherit its priority.
+    return vault, open_daemon_store(settings)
 
 
-def start_work(settings: Settings) -> Store:
+def start_work(settings: Settings) -> None:
     """Logging configured, a dead predecessor's browsers reaped (before this daemon's own
-    starts), the store opened, the engine's modules imported: the store."""
+    starts), the engine's modules imported."""
     from steadyhand.observe.log import configure as configure_logging
 
     configure_logging(settings)
     reap_orphans(settings)
-    store = open_daemon_store(settings)
     for module in ("steadyhand.engine.engine", "steadyhand.snapshot.page_model"):
         importlib.import_module(module)
-    return store
 
 
 async def serve(settings: Settings, warm: bool = False) -> None:

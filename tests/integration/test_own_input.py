@@ -72,6 +72,35 @@ def test_a_framed_element_takes_playwrights_path_and_says_so(daemon: Daemon, sit
     assert "framed clicked" in daemon.snapshot(s)
 
 
+def test_a_field_under_a_cover_in_a_button_is_not_clicked(daemon: Daemon, site: str) -> None:
+    """The checkbox sits in a row that is a button, under a span: the click would reach
+    the row, not the checkbox. Not a success: the cover is named, nothing is clicked."""
+    s = "own-row"
+    page = opened(daemon, site, s)
+    err = daemon.fail("click", session=s, ref=find_ref(page, "checkbox", "Tick"), timeout="3s")
+    assert err.code == "not_actionable" and "covered" in err.message, err.message
+    after = daemon.snapshot(s)
+    assert "row not clicked" in after and 'checkbox "Tick" [ref' in after, after
+    assert "[checked]" not in after.split('checkbox "Tick"')[1].splitlines()[0], after
+
+
+def test_the_page_keeps_its_own_message_channel(daemon: Daemon, site: str) -> None:
+    """The page model counts messages a page posts to itself; the page's MessageChannel
+    still behaves as the browser's: `new` required, subclassable, instanceof."""
+    s = "own-channel"
+    opened(daemon, site, s)
+    probe = """() => {
+      class Mine extends MessageChannel { hello() { return 'hi'; } }
+      const mine = new Mine();
+      let needsNew = false;
+      try { MessageChannel(); } catch (err) { needsNew = err instanceof TypeError; }
+      return [mine.hello(), mine instanceof MessageChannel, mine.port1 instanceof MessagePort,
+              needsNew, new MessageChannel().constructor === MessageChannel];
+    }"""
+    got = daemon.call("evaluate", session=s, expression=probe)["value"]
+    assert got == ["hi", True, True, True, True], got
+
+
 def test_a_file_input_takes_playwrights_path(daemon: Daemon, site: str) -> None:
     """A chooser is Playwright's to meet (`upload` sets the files): the rule says so."""
     s = "own-file"

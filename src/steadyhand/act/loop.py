@@ -87,11 +87,21 @@ def public(signal: SteadyhandError) -> SteadyhandError:
     return SteadyhandError(signal.code, signal.message, signal.hint, signal.data)
 
 
+_LETTING_GO: set[asyncio.Future[None]] = set()  # held until done (the loop keeps weak refs)
+
+
 def let_go(handle: ElementHandle) -> None:
     """Dispose of a handle without waiting for the answer: the call goes out after this
     act's own, and a page that took the element already makes it fail, unheard."""
     task = asyncio.ensure_future(handle.dispose())
-    task.add_done_callback(lambda done: done.cancelled() or done.exception())
+    _LETTING_GO.add(task)
+    task.add_done_callback(_let_go_done)
+
+
+def _let_go_done(task: asyncio.Future[None]) -> None:
+    _LETTING_GO.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: a page that took the element already
 
 
 class ActOptions(Protocol):

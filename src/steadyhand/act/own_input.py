@@ -48,7 +48,7 @@ GUARD = "Symbol.for('steadyhand.input-guard')"
 SCROLL_SETTLE_MS = 300
 CHECK_S = 1.0  # the in-page check; a page that does not answer by then gets Playwright's path
 RELEASE_S = 0.5  # reading the guard after the input
-GUARD_S = 1.0  # a guard no event reached removes itself after this (ms in the page below)
+GUARD_S = 5.0  # a guard that is not read removes itself after this (ms in the page below)
 
 # Arguments: [element, {x, y (offsets from the padding box's corner, or null), edit, token}].
 # Returns {ok: true, x, y, mutations, opensTab} or {ok: false, why}.
@@ -63,9 +63,13 @@ AIM_JS = f"""async (e, o) => {{
   const found = await (async () => {{
   const vv = win.visualViewport;
   if (vv && (vv.scale !== 1 || vv.offsetLeft || vv.offsetTop)) return {{ok: false, why: 'zoomed'}};
-  const owner = e.closest('button, [role=button], a[href], [role=link], label') || e;
+  // What the click is for, as Playwright's hit check has it: the button or link the
+  // element is in, except for a field (a click meant for a field must reach the field).
+  const field = e.matches('input, textarea, select') || e.isContentEditable;
+  const owner = (!field && e.closest('button, [role=button], a, [role=link]')) || e;
   // A file input opens a chooser Playwright's path knows how to meet (upload).
-  const control = e instanceof HTMLLabelElement ? e.control : owner.control || e;
+  const label = e.closest('label');
+  const control = e instanceof HTMLLabelElement ? e.control : (label && label.control) || e;
   if (control instanceof HTMLInputElement && control.type === 'file')
     return {{ok: false, why: 'file input'}};
   const within = n => {{
@@ -81,7 +85,8 @@ AIM_JS = f"""async (e, o) => {{
     const text = e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement &&
       ['', 'text', 'search', 'email', 'url', 'tel', 'password'].includes(e.type));
     if (!(text || e.isContentEditable)) return {{ok: false, why: 'not a text field'}};
-    if (e.readOnly) return {{ok: false, why: 'read-only'}};
+    if (e.readOnly || e.getAttribute('aria-readonly') === 'true')
+      return {{ok: false, why: 'read-only'}};
   }}
   const out = r => {{
     const past = b => r.top < b.top - 1 || r.bottom > b.bottom + 1 || r.left < b.left - 1
@@ -116,8 +121,10 @@ AIM_JS = f"""async (e, o) => {{
     const kinds = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick',
                    'auxclick', 'contextmenu'];
     const guard = {{token: o.token, verdict: null}};
+    // Only events at this click's point are its own (another act's click elsewhere, by
+    // Playwright's path, passes untouched while this guard waits to be read).
     const check = ev => {{
-      if (!ev.isTrusted) return;
+      if (!ev.isTrusted || Math.abs(ev.clientX - x) > 1 || Math.abs(ev.clientY - y) > 1) return;
       if (guard.verdict === null) {{
         const at = ev.composedPath()[0];
         guard.verdict = !e.isConnected ? 'detached' : within(at) ? 'ok'
@@ -172,13 +179,13 @@ AIM_JS = f"""async (e, o) => {{
 }}""".replace("(SCAN)", f"({SCAN_JS})")
 
 # The guard's verdict ('ok', 'detached': the element left the page first, what took the
-# events instead, or null: no event came), and the guard removed. Only the guard of this
-# act (its token): a later act's is its own.
+# events instead, 'none': no event came), and the guard removed; null: this act's guard is
+# not there (the document went, with it). Only the guard of this act (its token).
 RELEASE_JS = f"""token => {{
   const g = window[{GUARD}];
   if (!g || g.token !== token) return null;
   g.remove();
-  return g.verdict;
+  return g.verdict || 'none';
 }}"""
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
@@ -314,13 +321,16 @@ async def send_all(session: CDPSession, events: list[tuple[str, dict[str, Any]]]
 
 
 async def release(page: Page, token: int) -> str | None:
-    """The guard's verdict for this act: 'ok' (the click landed on the element), the tag of
-    what took it instead (it was stopped), or None: not known (no event came, the page went
-    with its guard, or it does not answer: a navigation the click started is pending, which
-    holds every call into the page until it commits)."""
+    """The guard's verdict for this act: 'ok' (the click landed on the element), 'detached',
+    the tag of what took it instead (it was stopped), 'none' (no event of it reached the
+    page), 'busy' (the page did not answer: a navigation the click started holds every call
+    into the page until it commits, or the page is busy), or None: the document went with
+    its guard (the click navigated)."""
     try:
         verdict = await asyncio.wait_for(page.evaluate(RELEASE_JS, token), RELEASE_S)
-    except (PlaywrightError, TimeoutError):
+    except TimeoutError:
+        return "busy"
+    except PlaywrightError:
         return None
     return str(verdict) if verdict is not None else None
 

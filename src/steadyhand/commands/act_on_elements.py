@@ -235,6 +235,13 @@ async def _click_try(act: Act, aim: Aim, options: dict[str, Any]) -> None:
     await act.actionable(aim, click)
 
 
+# What a click's result says when its guard could not confirm it reached the element.
+UNCONFIRMED = {
+    "none": "unconfirmed: no pointer event of the click reached the page's window",
+    "busy": "unconfirmed: the page did not answer after the click (busy, or navigating)",
+}
+
+
 async def _click_own(act: Act, aim: Aim, options: dict[str, Any], sweep: bool) -> bool:
     """Click with steadyhand's own input (act/own_input.py); False: Playwright's path must.
     `sweep`: the watchdog has not run yet (it runs in the check)."""
@@ -251,16 +258,20 @@ async def _click_own(act: Act, aim: Aim, options: dict[str, Any], sweep: bool) -
     try:
         await asyncio.wait_for(send_all(at.session, events), act.try_ms / 1000)
     except TimeoutError:
-        # Sent, and the page has not answered since (busy in a handler): it was clicked.
+        # Sent, and the page has not answered since (busy in a handler): whether the click
+        # reached the element is not known, and the result says so.
+        act.detail["input"] = UNCONFIRMED["busy"]
         return True
     verdict = await release(act.tab.page, at.token)
+    if verdict in UNCONFIRMED:  # not retried: it may have landed, and twice would be worse
+        act.detail["input"] = UNCONFIRMED[verdict]
     if verdict == "detached":  # the pointer's arrival re-rendered it: the next try waits
         raise Retryable(
             ErrorCode.STALE_REF,
             f"{aim.what} was removed or re-rendered as the pointer came; the click was stopped",
             "take a new snapshot and use a ref from it",
         )
-    if verdict is not None and verdict != "ok":
+    if verdict is not None and verdict != "ok" and verdict not in UNCONFIRMED:
         # A cover came between the check and the click: the guard stopped the click
         # before the page saw it, so another try cannot click twice.
         err = not_actionable(aim.what, {"state": "covered", "cover": verdict})
@@ -380,11 +391,13 @@ async def type_(call: Call, params: TypeParams) -> ActionResult:
 
         async def body() -> None:
             async with act.target(params.ref) as aim:
+                # The secrets first: a refused one is refused before the field is touched,
+                # and nothing awaits between the check's focus and the text going in.
+                typed = await with_secrets(call, aim, text)
                 at = await _fill_check(act, aim, params)
                 secret = at.secret if at else bool(await aim.handle.evaluate(MAY_BE_SECRET))
                 if not secret or only_references(text):
                     call.reveal("text")  # ordinary text, or only secrets' names
-                typed = await with_secrets(call, aim, text)
                 if at is not None and typed:
                     before: Any = at.mutations
                     await insert_text(at, typed)

@@ -67,14 +67,23 @@ class Browsers:
         """Playwright's driver, started once: callers that come while it starts (the warm
         start's launch, a first command reading the device list) wait for the same one."""
         if self._playwright is None:
-            if self._starting is None:
-                self._starting = asyncio.ensure_future(driver.started())
+            starting = self._starting
+            if starting is None:
+                starting = self._starting = asyncio.ensure_future(driver.started())
             try:
-                self._playwright = await asyncio.shield(self._starting)
+                started = await asyncio.shield(starting)
             except BaseException:
-                if self._starting.done():
+                if starting.done() and self._starting is starting:
                     self._starting = None  # failed: the next caller tries again
                 raise
+            if self.closing:  # closed while it started: not kept, nor left running
+                await started.stop()
+                raise SteadyhandError(
+                    ErrorCode.BROWSER_NOT_FOUND,
+                    "the browser is shutting down",
+                    "start the daemon again",
+                )
+            self._playwright = started
         return self._playwright
 
     def _check_display(self) -> None:
@@ -237,10 +246,12 @@ class Browsers:
                 log.exception("closing the browser failed")
             self._browser = None
         await self.remote.close()
+        starting, self._starting = self._starting, None
+        if self._playwright is None and starting is not None and not starting.done():
+            starting.cancel()  # its awaiters (if any) stop what it started
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
-        self._starting = None
 
     def viewport(self) -> dict[str, int]:
         return {"width": self.settings.viewport_width, "height": self.settings.viewport_height}

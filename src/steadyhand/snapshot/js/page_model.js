@@ -1699,21 +1699,24 @@
           messages = Math.max(0, messages - 1);
         }, MessageChannel_ = window.MessageChannel;
         if (MessageChannel_) {
-          let Channel = function() {
-            let channel = new MessageChannel_();
-            for (let [port, other] of [[channel.port1, channel.port2], [channel.port2, channel.port1]]) {
-              let post = port.postMessage;
-              port.postMessage = function(...args) {
-                return messages++, post.apply(this, args);
-              }, other.addEventListener("message", received);
+          let Channel = class extends MessageChannel_ {
+            constructor() {
+              super();
+              for (let [port, other] of [[this.port1, this.port2], [this.port2, this.port1]]) {
+                let post = port.postMessage;
+                port.postMessage = function(...args) {
+                  let sent = post.apply(this, args);
+                  return messages++, sent;
+                }, other.addEventListener("message", received);
+              }
             }
-            return channel;
           };
-          Channel.prototype = MessageChannel_.prototype, window.MessageChannel = Channel;
+          window.MessageChannel = Channel;
         }
         let postMessage_ = window.postMessage;
         window.postMessage = function(...args) {
-          return messages++, postMessage_.apply(this, args);
+          let sent = postMessage_.apply(this, args);
+          return (this === window || this === void 0) && messages++, sent;
         }, window.addEventListener("message", (event) => {
           event.source === window && received();
         }, !0);
@@ -1725,12 +1728,20 @@
           };
         }
         let leaving = null;
-        window.navigation && window.navigation.addEventListener("navigate", (event) => {
-          event.destination.sameDocument || (leaving = event);
-        }), window.addEventListener("submit", (event) => {
-          let form = event.target, by = event.submitter, method = (by && by.getAttribute("formmethod") || form.method || "").toLowerCase(), target = (by && by.getAttribute("formtarget") || form.target || "").toLowerCase();
-          method !== "dialog" && ["", "_self"].includes(target) && (leaving = event);
-        });
+        if (window.navigation) {
+          window.navigation.addEventListener("navigate", (event) => {
+            !event.destination.sameDocument && !event.downloadRequest && (leaving = event);
+          });
+          for (let type of ["navigatesuccess", "navigateerror"])
+            window.navigation.addEventListener(type, () => leaving = null);
+        }
+        window.addEventListener("submit", (event) => {
+          try {
+            let form = event.target, by = event.submitter, attr = (name, own) => (by && by.getAttribute(own) || form.getAttribute(name) || "").toLowerCase();
+            attr("method", "formmethod") !== "dialog" && ["", "_self"].includes(attr("target", "formtarget")) && (leaving = event);
+          } catch {
+          }
+        }, !0);
         let goingAway = () => leaving !== null && !leaving.defaultPrevented, queued = () => rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing || goingAway();
         function settle(maxMs, frame) {
           let start = performance.now(), nextFrame = (f) => {

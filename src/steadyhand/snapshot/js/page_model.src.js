@@ -1251,27 +1251,32 @@ function install() {
   const received = () => {
     messages = Math.max(0, messages - 1);
   };
+  // (A subclass, so `new` is required, instanceof holds and a page's own subclass of it
+  // works. A message posted to a port that never listens keeps the count up: that page
+  // settles on frames, as before.)
   const MessageChannel_ = window.MessageChannel;
   if (MessageChannel_) {
-    const Channel = function MessageChannel() {
-      const channel = new MessageChannel_();
-      for (const [port, other] of [[channel.port1, channel.port2], [channel.port2, channel.port1]]) {
-        const post = port.postMessage;
-        port.postMessage = function (...args) {
-          messages++;
-          return post.apply(this, args);
-        };
-        other.addEventListener("message", received);
+    const Channel = class MessageChannel extends MessageChannel_ {
+      constructor() {
+        super();
+        for (const [port, other] of [[this.port1, this.port2], [this.port2, this.port1]]) {
+          const post = port.postMessage;
+          port.postMessage = function (...args) {
+            const sent = post.apply(this, args);
+            messages++;
+            return sent;
+          };
+          other.addEventListener("message", received);
+        }
       }
-      return channel;
     };
-    Channel.prototype = MessageChannel_.prototype;
     window.MessageChannel = Channel;
   }
   const postMessage_ = window.postMessage;
   window.postMessage = function (...args) {
-    messages++;
-    return postMessage_.apply(this, args);
+    const sent = postMessage_.apply(this, args);
+    if (this === window || this === undefined) messages++; // to itself: it comes back
+    return sent;
   };
   window.addEventListener("message", (event) => {
     if (event.source === window) received();
@@ -1288,21 +1293,32 @@ function install() {
   // script setting location): the document is on its way out, so it is not quiet until it
   // goes (a settle waits for that, at most its time) unless the page cancelled it.
   let leaving = null;
+  // A navigation the page takes over (intercept(): a single-page app's route) ends with
+  // navigatesuccess or navigateerror; a download does not leave.
   if (window.navigation) {
     window.navigation.addEventListener("navigate", (event) => {
-      if (!event.destination.sameDocument) leaving = event;
+      if (!event.destination.sameDocument && !event.downloadRequest) leaving = event;
     });
+    for (const type of ["navigatesuccess", "navigateerror"]) {
+      window.navigation.addEventListener(type, () => (leaving = null));
+    }
   }
   // A form's submission navigates in a task of its own, after its submit event: that
   // event says the document is on its way out (unless the page cancels it, or the form
-  // goes to another window or is a dialog's).
+  // goes to another window or is a dialog's). Attributes, not properties: a field named
+  // "method" or "target" hides the form's own.
   window.addEventListener("submit", (event) => {
-    const form = event.target;
-    const by = event.submitter;
-    const method = ((by && by.getAttribute("formmethod")) || form.method || "").toLowerCase();
-    const target = ((by && by.getAttribute("formtarget")) || form.target || "").toLowerCase();
-    if (method !== "dialog" && ["", "_self"].includes(target)) leaving = event;
-  });
+    try {
+      const form = event.target;
+      const by = event.submitter;
+      const attr = (name, own) =>
+        ((by && by.getAttribute(own)) || form.getAttribute(name) || "").toLowerCase();
+      if (attr("method", "formmethod") !== "dialog" && ["", "_self"].includes(attr("target", "formtarget")))
+        leaving = event;
+    } catch (err) {
+      // not a form this model can read: settle as for any page
+    }
+  }, true);
   const goingAway = () => leaving !== null && !leaving.defaultPrevented;
   const queued = () =>
     rafs.size > 0 || soon.size > 0 || messages > 0 || inflight > 0 || observing || goingAway();
