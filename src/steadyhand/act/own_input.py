@@ -364,10 +364,8 @@ async def own_aim(
         at = await aim(target.handle, x=x, y=y, edit=edit, specs=specs) if session else None
         if sweep and (at is None or at.scan is None):  # the check stopped before the scan
             await act.sweep(target)
-        elif at is not None and at.scan is not None and (at.scan["done"] or at.scan["clicks"]):
-            await act.sweep(target, scanned=at.scan)
-            if at.why == "watchdog":  # a banner was clicked away: look again
-                at = await aim(target.handle, x=x, y=y, edit=edit)
+        elif at is not None and at.scan is not None and await dismissed(act, target, at.scan):
+            at = await aim(target.handle, x=x, y=y, edit=edit)  # a banner went: look again
     if session is None or at is None:
         clock.route = "playwright: no CDP session"
         return None
@@ -411,10 +409,15 @@ async def ready_on_page(act: Act) -> None:
             await act.sweep(None)
             await act.ready_to_count()
             return
-        scan = found.get("scan") or {}
-        if scan.get("done") or scan.get("clicks"):
-            await act.sweep(None, scanned=scan)
-        if scan.get("clicks"):  # what the dismissals changed is not the act's
-            await act.ready_to_count()
+        if await dismissed(act, None, found.get("scan") or {}):
+            await act.ready_to_count()  # what the dismissals changed is not the act's
         else:
             act.counted(found.get("mutations"))
+
+
+async def dismissed(act: Act, target: Aim | None, scan: dict[str, Any]) -> bool:
+    """What the watchdog's scan found (run inside another call) handed to the sweep, which
+    reports it and clicks what must be clicked; whether it clicked (the page changed)."""
+    if scan.get("done") or scan.get("clicks"):
+        await act.sweep(target, scanned=scan)
+    return bool(scan.get("clicks"))

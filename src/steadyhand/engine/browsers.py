@@ -76,8 +76,7 @@ class Browsers:
                 if starting.done() and self._starting is starting:
                     self._starting = None  # failed: the next caller tries again
                 raise
-            if self.closing:  # closed while it started: not kept, nor left running
-                await started.stop()
+            if self.closing:  # closed while it started: close() stops it
                 raise SteadyhandError(
                     ErrorCode.BROWSER_NOT_FOUND,
                     "the browser is shutting down",
@@ -247,8 +246,11 @@ class Browsers:
             self._browser = None
         await self.remote.close()
         starting, self._starting = self._starting, None
-        if self._playwright is None and starting is not None and not starting.done():
-            starting.cancel()  # its awaiters (if any) stop what it started
+        if self._playwright is None and starting is not None:
+            if not starting.done():
+                starting.cancel()
+            elif not starting.cancelled() and starting.exception() is None:
+                self._playwright = starting.result()  # started as the browser closed: stop it
         if self._playwright is not None:
             await self._playwright.stop()
             self._playwright = None
