@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 from steadyhand.desktop import xinput
 from steadyhand.desktop.atspi import Box
@@ -91,13 +92,15 @@ class Canvas:
         )
 
 
-def grab() -> Canvas:
-    """The whole X screen now."""
+def grab(display: Any = None) -> Canvas:
+    """The whole X screen now, through `display` (default: the desktop worker's shared
+    connection, xinput.display())."""
     from Xlib import X
 
-    display = xinput.display()
-    root = display.screen().root
-    width, height = xinput.screen_size()
+    display = display if display is not None else xinput.display()
+    screen = display.screen()
+    root = screen.root
+    width, height = int(screen.width_in_pixels), int(screen.height_in_pixels)
     image = root.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
     data = image.data if isinstance(image.data, bytes) else bytes(image.data, "latin-1")
     pixels = bytearray(width * height * 3)

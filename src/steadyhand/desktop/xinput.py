@@ -14,7 +14,13 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 @functools.cache
 def display() -> Any:
-    """This process's connection to the X display (DISPLAY), opened once."""
+    """This process's connection to the X display (DISPLAY), opened once (used on the
+    desktop worker thread: a python-xlib connection is not safe across threads)."""
+    return open_display()
+
+
+def open_display() -> Any:
+    """A new connection to the X display (DISPLAY), for a thread of its own."""
     ensure_gi()  # python3-xlib lives beside gi in Debian's dist-packages
     try:
         from Xlib import display as xdisplay

@@ -22,7 +22,7 @@ from typing import Any
 
 from playwright.async_api import CDPSession, Error, Page
 
-from steadyhand.desktop import see
+from steadyhand.desktop import see, xinput
 from steadyhand.engine.recording import start_screencast
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -178,9 +178,13 @@ class DesktopScreen(Screen):
     """The X screen, read at most max_fps times a second; a frame is sent only when the
     screen changed (PNG: no imaging library is needed)."""
 
-    def __init__(self, max_fps: float, grab: Callable[[], see.Canvas] = see.grab) -> None:
+    def __init__(self, max_fps: float, grab: Callable[[], see.Canvas] | None = None) -> None:
         super().__init__(max_fps)
-        self._grab = grab
+        self._grab = grab or self._own_grab
+        # Its own X connection: frames are read on pool threads while the desktop worker
+        # uses the shared one, and a python-xlib connection used from two threads at once
+        # mixes up replies ("Request reply to unknown request").
+        self._display: Any = None
         self._task: asyncio.Task[None] | None = None
         self._digest = b""
 
@@ -209,6 +213,11 @@ class DesktopScreen(Screen):
             if frame is not None:
                 self.emit(frame)
             await asyncio.sleep(max(0.0, started + self.interval_s - time.monotonic()))
+
+    def _own_grab(self) -> see.Canvas:
+        if self._display is None:
+            self._display = xinput.open_display()
+        return see.grab(self._display)
 
     def _read(self) -> Frame | None:
         canvas = self._grab()
