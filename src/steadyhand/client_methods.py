@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from steadyhand.commands.screenshot import ScreenshotResult
     from steadyhand.commands.secret_names import SecretsResult
     from steadyhand.commands.snapshots import FindResult, SnapshotResult
+    from steadyhand.commands.state_key import Rekeyed, StateKeyInfo
     from steadyhand.commands.storage import (
         ClearedCookies,
         CookieList,
@@ -959,8 +960,9 @@ class AsyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             out: str | os.PathLike[str] | None = ...,
+            plain: bool = ...,
         ) -> Exported:
-            """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
+            """Export a profile's cookies and localStorage as Playwright storage-state JSON (to a"""
 
         async def profile_import(
             self,
@@ -1059,6 +1061,23 @@ class AsyncCommands:
             limit: int = ...,
         ) -> FindResult:
             """Find elements by text, role or name: their refs and context, without a snapshot."""
+
+        async def state_key(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> StateKeyInfo:
+            """Show where the state key comes from and which keys sealed the stored checkpoints."""
+
+        async def state_rekey(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            keep_old: bool = ...,
+        ) -> Rekeyed:
+            """Rotate the state key: a new key (unless STEADYHAND_STATE_KEY gives it), every"""
 
         async def cookies_get(
             self,
@@ -2047,8 +2066,9 @@ class SyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             out: str | os.PathLike[str] | None = ...,
+            plain: bool = ...,
         ) -> Exported:
-            """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
+            """Export a profile's cookies and localStorage as Playwright storage-state JSON (to a"""
 
         def profile_import(
             self,
@@ -2147,6 +2167,23 @@ class SyncCommands:
             limit: int = ...,
         ) -> FindResult:
             """Find elements by text, role or name: their refs and context, without a snapshot."""
+
+        def state_key(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> StateKeyInfo:
+            """Show where the state key comes from and which keys sealed the stored checkpoints."""
+
+        def state_rekey(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            keep_old: bool = ...,
+        ) -> Rekeyed:
+            """Rotate the state key: a new key (unless STEADYHAND_STATE_KEY gives it), every"""
 
         def cookies_get(
             self,

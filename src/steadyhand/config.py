@@ -200,6 +200,15 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
         "a TOML file of secrets (mode 0600); empty: state dir's secrets.toml",
     ),
     ("secrets_env_prefix", "str", "STEADYHAND_SECRET_", "environment variables that hold secrets"),
+    # The key that seals checkpoints and exported profiles at rest: STEADYHAND_STATE_KEY
+    # when set, else the OS keyring (the `keyring` package) when reachable, else this file.
+    (
+        "state_key_file",
+        "str",
+        "",
+        "the state key's file (mode 0600); empty: STATE_DIR.key beside the state dir",
+    ),
+    ("state_keyring", "bool", True, "keep the state key in the OS keyring when one is reachable"),
     # Approvals need the approver: over HTTP the approver token (approver.token in the
     # state dir, apart from http.token), over the socket the socket's owner; never MCP.
     ("approver_token", "bool", False, "approvers over HTTP use their own token"),
@@ -333,6 +342,8 @@ class Settings:
     cli_cwd_files: bool
     secrets_file: str
     secrets_env_prefix: str
+    state_key_file: str
+    state_keyring: bool
     approver_token: bool
     approval_names: str
     approval_domains: str

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from steadyhand.leasing import SessionLeases
     from steadyhand.runtime import Runtime
     from steadyhand.store.base import Store
+    from steadyhand.store.state_keys import StateKeys
     from steadyhand.vault import Vault
 
 log = logging.getLogger("steadyhand.daemon")
@@ -81,13 +82,16 @@ def reap_orphans(settings: Settings, wait_s: float = 5.0) -> int:
     return len(orphans)
 
 
-def open_daemon_store(settings: Settings) -> Store:
+def open_daemon_store(settings: Settings, keys: StateKeys | None = None) -> Store:
     """The store, with what a killed (or stopped) predecessor left in it settled."""
     from steadyhand.store.open import open_store
 
     # (Leases a previous life of this daemon held carry that process's own owner token:
     # they run out within lease_s, then any daemon takes their sessions over.)
-    store = open_store(settings)
+    store = open_store(settings, keys)
+    # Checkpoints an older steadyhand stored in clear are sealed now (the others stay
+    # under their keys: a fleet mid-rotation may still need the old one; see `state rekey`).
+    store.reseal_checkpoints(only_clear=True)
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable
     # (a shared store's sessions another daemon's live lease holds are left alone).
     for status in ("active", "live"):
@@ -106,6 +110,7 @@ async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
     """The secrets read (and out of the environment), Playwright's driver booting on a warm
     start, logging configured, a dead predecessor's browsers reaped, the engine's modules
     imported, the store opened: the vault and the store."""
+    from steadyhand.store.state_keys import ENV_KEY, ENV_OLD_KEYS
     from steadyhand.vault import Vault
 
     # Read the secret variables, then take them out of the environment before Playwright's
@@ -114,6 +119,8 @@ async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
     vault.scrub_environ()
     for name in SECRET_SETTINGS:  # a store password, an endpoint's literal token
         os.environ.pop(ENV_PREFIX + name.upper(), None)
+    # The state key's variables, kept for the store, go too.
+    key_env = {k: os.environ.pop(k) for k in (ENV_KEY, ENV_OLD_KEYS) if k in os.environ}
     if warm:  # the driver boots (a process of its own) while the rest runs aside
         from steadyhand.engine import driver
 
@@ -122,7 +129,9 @@ async def prepare(settings: Settings, warm: bool) -> tuple[Vault, Store]:
     else:
         start_work(settings)
     # Not aside: a store's own threads (a PostgreSQL pool's) would inherit its priority.
-    return vault, open_daemon_store(settings)
+    from steadyhand.store.open import state_keys
+
+    return vault, open_daemon_store(settings, state_keys(settings, key_env))
 
 
 def start_work(settings: Settings) -> None:

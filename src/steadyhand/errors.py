@@ -133,6 +133,10 @@ class ErrorCode(StrEnum):
         "daemon_unavailable", 6, -32040, 503, True, "DaemonUnavailableError",
         "No daemon answers on the socket.",
     )
+    STATE_LOCKED = (
+        "state_locked", 6, -32041, 423, False, "StateLockedError",
+        "Stored state is sealed with a key this daemon does not hold, or was altered.",
+    )
     POLICY_DENIED = (
         "policy_denied", 7, -32050, 403, False, "PolicyDeniedError",
         "A setting forbids this.",
@@ -304,6 +308,8 @@ if TYPE_CHECKING:
     class SessionPausedError(InputError): ...
 
     class DaemonUnavailableError(DaemonError): ...
+
+    class StateLockedError(DaemonError): ...
 
     class PolicyDeniedError(PolicyError): ...
 

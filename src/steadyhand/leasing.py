@@ -83,7 +83,7 @@ class SessionLeases:
             return
         if row is None or row.status not in RESTORABLE:
             return
-        if await asyncio.to_thread(self.store.latest_checkpoint, name) is None:
+        if not await asyncio.to_thread(self.store.has_checkpoint, name):
             return
         engine.load_suspended({name})
 

@@ -196,7 +196,7 @@ def test_profile_export_refused_outside_is_logged(daemon: Daemon, tmp_path: Path
         "profile.import",
     ]
     inside = daemon.settings.artifacts_dir / "fp-prof.json"
-    daemon.call("profile.export", name="fp-prof", out=str(inside))
+    daemon.call("profile.export", name="fp-prof", out=str(inside), plain=True)
     assert json.loads(inside.read_text())["cookies"] == []
     daemon.call("profile.delete", name="fp-prof")
 

@@ -48,6 +48,11 @@ VARIES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\(\d+ bytes\)"), "(<n> bytes)"),
     (re.compile(r"^(pid|uptime|seconds|held): [\d.]+( s)?$", re.M), r"\1: <n>\2"),
     (re.compile(r"^version: \S+$", re.M), "version: <version>"),
+    # State key ids (state key, state rekey): random per key.
+    (
+        re.compile(r"^(current|keys|checkpoints|forgotten): .*$", re.M),
+        lambda m: re.sub(r"\b[0-9a-f]{8}\b", "<key id>", m[0]),
+    ),
     (re.compile(r"^chromium: (\S+) [\d.]+$", re.M), r"chromium: \1 <version>"),
 ]
 
@@ -420,6 +425,8 @@ def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     t("session", "suspend", "beta")
     t("sessions")
     t("session", "restore", "beta")
+    t("state", "key")
+    t("state", "rekey")
     t("close", "--session", "alpha")
     t("sessions")
     t("metrics")

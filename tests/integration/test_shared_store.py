@@ -35,7 +35,13 @@ def two_daemons(root: Path, store_url: str) -> Iterator[tuple[Daemon, Daemon]]:
         "postgresql://steadyhand@", f"postgresql://steadyhand:{PASSWORD}@"
     )
     settings = [
-        make_settings(root / name, store_url=store_url, lease_s=LEASE_S, daemon_name=name)
+        make_settings(
+            root / name,
+            store_url=store_url,
+            lease_s=LEASE_S,
+            daemon_name=name,
+            state_key_file=str(root / "fleet.key"),  # a fleet shares its state key
+        )
         for name in ("A", "B")
     ]
     try:

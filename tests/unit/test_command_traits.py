@@ -19,7 +19,7 @@ def having(trait: str) -> set[str]:
 
 
 def test_commands_kept_from_agents() -> None:
-    hidden = {"daemon.stop", "approve", "deny", "extension.pair"}
+    hidden = {"daemon.stop", "approve", "deny", "extension.pair", "state.key", "state.rekey"}
     assert set(COMMANDS) - having("for_agents") == hidden == AGENT_HIDDEN
     assert not hidden & {c.name for c in agent_commands()}
 
@@ -73,6 +73,8 @@ GROUPS = {
         "profile.delete",
         "profile.export",
         "profile.import",
+        "state.key",
+        "state.rekey",
     },
     "network": {"route", "unroute", "routes", "offline"},
     "sessions": {

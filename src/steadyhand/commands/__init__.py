@@ -32,6 +32,7 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     screenshot,
     secret_names,
     snapshots,
+    state_key,
     storage,
     tabs,
 )

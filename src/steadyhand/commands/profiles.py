@@ -14,6 +14,8 @@ from steadyhand.commands.table import Params, Result, command, file_path, positi
 from steadyhand.engine.profiles import ProfileInfo
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.private_files import write_private
+from steadyhand.store.sealing import open_document, seal_document
+from steadyhand.store.state_keys import StateKeys
 
 
 class ProfileParams(Params):
@@ -67,12 +69,20 @@ async def profile_delete(call: Call, params: ProfileParams) -> Deleted:
 
 
 class ExportParams(ProfileParams):
-    out: str | None = file_path("write the storage state to this file (0600) instead")
+    out: str | None = file_path(
+        "write the storage state to this file (0600), sealed with the state key"
+    )
+    plain: bool = Field(
+        False,
+        description="with --out: write Playwright's storage-state JSON in clear (any "
+        "Playwright reads it; so does anyone who reads the file)",
+    )
 
 
 class Exported(Result):
     name: str
     path: str | None = Field(description="the file written, when --out was given")
+    sealed: bool = Field(False, description="the file is sealed: only `profile import` opens it")
     cookies: int
     origins: int
     state: dict[str, Any] | None = Field(description="the storage state, without --out")
@@ -80,16 +90,19 @@ class Exported(Result):
 
 @command("profile.export", reads_only=True, touches_page=False, timeout="long", caps="storage")
 async def profile_export(call: Call, params: ExportParams) -> Exported:
-    """Export a profile's cookies and localStorage as Playwright storage-state JSON."""
+    """Export a profile's cookies and localStorage as Playwright storage-state JSON (to a
+    file: sealed with the state key unless --plain)."""
     state = await call.engine.export_profile(params.name)
     path = None
     if params.out:
         target = await call.output_path(params.out, "profile.export", label=params.name, ext="json")
-        await asyncio.to_thread(write_private, target, json.dumps(state, indent=2))
+        written = state if params.plain else await asyncio.to_thread(seal_state, call, state)
+        await asyncio.to_thread(write_private, target, json.dumps(written, indent=2))
         path = str(target)
     return Exported(
         name=params.name,
         path=path,
+        sealed=bool(path) and not params.plain,
         cookies=len(state.get("cookies", [])),
         origins=len(state.get("origins", [])),
         state=None if path else state,
@@ -97,7 +110,10 @@ async def profile_export(call: Call, params: ExportParams) -> Exported:
 
 
 class ImportParams(ProfileParams):
-    file: str | None = file_path("a Playwright storage-state JSON file", positional=True)
+    file: str | None = file_path(
+        "a storage-state file: `profile export`'s (sealed or not) or Playwright's",
+        positional=True,
+    )
 
 
 class Imported(Result):
@@ -116,15 +132,25 @@ async def profile_import(call: Call, params: ImportParams) -> Imported:
             "`profile import NAME FILE`; `profile export NAME --out FILE` writes one",
         )
     (path,) = await call.input_paths([params.file], "profile import")
-    state = read_state(path)
+    state = await asyncio.to_thread(read_state, path, call.runtime.store.keys)
     await call.engine.import_profile(params.name, state)
     return Imported(name=params.name, cookies=len(state["cookies"]), origins=len(state["origins"]))
 
 
-def read_state(path: Path) -> dict[str, Any]:
-    """A storage state from a file, checked for the shape Playwright writes."""
+STORAGE_STATE = "storage state"  # the purpose an exported profile is sealed for
+
+
+def seal_state(call: Call, state: dict[str, Any]) -> dict[str, Any]:
+    return seal_document(call.runtime.store.keys, STORAGE_STATE, state)
+
+
+def read_state(path: Path, keys: StateKeys) -> dict[str, Any]:
+    """A storage state from a file (opened when sealed), checked for the shape Playwright
+    writes."""
     try:
         state = json.loads(path.read_text())
+        if isinstance(state, dict) and state.get("steadyhand") == STORAGE_STATE:
+            state = open_document(keys, state, f"the exported profile {path}")
     except FileNotFoundError:
         raise SteadyhandError(
             ErrorCode.NOT_FOUND, f"no file {path}", "give the path `profile export` wrote"

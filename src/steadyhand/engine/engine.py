@@ -142,7 +142,7 @@ class Engine:
         extension relay's secret), kept out of the endpoint shown and stored."""
         check_session_name(name)
         status = self.records.status(name)
-        if status == "suspended" and self.store.latest_checkpoint(name) is None:
+        if status == "suspended" and not self.store.has_checkpoint(name):
             # An attached session a killed daemon left (it keeps no checkpoints): nothing
             # to restore, so the name is free again.
             self.records.forget(name)
@@ -260,8 +260,12 @@ class Engine:
         )
 
     def _suspended_error(self, name: str) -> SteadyhandError:
-        checkpoint = self.store.latest_checkpoint(name)
-        saved = ""
+        try:
+            checkpoint = self.store.latest_checkpoint(name)
+        except SteadyhandError as exc:  # sealed with a key this daemon lacks: say so
+            checkpoint, saved = None, f" ({exc.message})"
+        else:
+            saved = ""
         if checkpoint is not None:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(checkpoint.ts))
             urls = ", ".join(t["url"] for t in checkpoint.state.get("tabs", [])) or "no tabs"

@@ -16,7 +16,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from steadyhand.errors import SteadyhandError
 from steadyhand.store.schema import Dialect
+from steadyhand.store.sealing import PREFIX, is_sealed, seal, sealed_key, unseal
+from steadyhand.store.state_keys import StateKeys, key_id
 from steadyhand.vault import mask_text
 
 
@@ -147,8 +150,11 @@ class Lease:
 class Store:
     """The store over a backend's connections (see store.open_store for one by URL)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, keys: StateKeys | None = None) -> None:
         self._db = db
+        # Seal checkpoints (cookies, storage, URLs) at rest; by default a key for this
+        # process only (store.open_store passes the state dir's).
+        self.keys = keys or StateKeys.in_memory()
         # Told each status a session enters (the daemon's metrics count them).
         self.on_session_status: Callable[[str], None] | None = None
 
@@ -195,7 +201,7 @@ class Store:
     def save_checkpoint(self, session: str, reason: str, state: dict[str, Any]) -> Checkpoint:
         """Store the session's state as its newest checkpoint (older ones beyond a few go)."""
         now = time.time()
-        payload = json.dumps(state, sort_keys=True)
+        payload = self._seal_state(session, json.dumps(state, sort_keys=True))
         last = self._one(
             "SELECT COALESCE(MAX(id), 0) FROM action_log WHERE session = ?", (session,)
         )[0]
@@ -220,7 +226,62 @@ class Store:
         )
         if row is None:
             return None
-        return Checkpoint(session, row[0], row[1], row[2], json.loads(row[3]))
+        return Checkpoint(session, row[0], row[1], row[2], self._open_state(session, row[3]))
+
+    def has_checkpoint(self, session: str) -> bool:
+        """Whether a checkpoint of `session` is stored (opening it or not)."""
+        return (
+            self._one("SELECT 1 FROM checkpoints WHERE session = ? LIMIT 1", (session,)) is not None
+        )
+
+    def reseal_checkpoints(self, only_clear: bool = False) -> dict[str, int]:
+        """Seal every checkpoint under the current key: those a previous key sealed and those
+        stored in clear by an older steadyhand (`only_clear`: those only). Counts: resealed,
+        sealed (were clear), kept (left as they were), locked (no key held opens them)."""
+        counts = {"resealed": 0, "sealed": 0, "kept": 0, "locked": 0}
+        # (No LIKE: psycopg reads a literal % as a placeholder.)
+        where = f" WHERE substr(state_json, 1, {len(PREFIX)}) <> ?" if only_clear else ""
+        sql = f"SELECT id, session, state_json FROM checkpoints{where}"
+        rows = self._all(sql, (PREFIX,) if only_clear else ())
+        current = key_id(self.keys.current()) if rows else None
+        for row_id, session, text in rows:
+            kid = sealed_key(text)
+            if kid == current:
+                counts["kept"] += 1
+                continue
+            try:
+                plain = json.dumps(self._open_state(session, text), sort_keys=True)
+            except SteadyhandError:
+                counts["locked"] += 1
+                continue
+            self._write(
+                "UPDATE checkpoints SET state_json = ? WHERE id = ? AND state_json = ?",
+                (self._seal_state(session, plain), row_id, text),
+            )
+            counts["resealed" if kid else "sealed"] += 1
+        if counts["sealed"]:
+            self.forget_overwritten()
+        return counts
+
+    def forget_overwritten(self) -> None:
+        """Make the backend drop old copies of rows written over (clear checkpoints)."""
+
+    def checkpoint_keys(self) -> dict[str, int]:
+        """How many checkpoints each key sealed ("clear": stored before sealing)."""
+        rows = self._all(
+            "SELECT substr(state_json, 1, 17), COUNT(*) FROM checkpoints"
+            " GROUP BY substr(state_json, 1, 17)"
+        )
+        return {sealed_key(head) or "clear": int(n) for head, n in rows}
+
+    def _seal_state(self, session: str, text: str) -> str:
+        return seal(self.keys, "checkpoint", session, text.encode())
+
+    def _open_state(self, session: str, text: str) -> dict[str, Any]:
+        if not is_sealed(text):  # stored by a steadyhand before sealing: read once, resealed
+            return dict(json.loads(text))
+        opened = unseal(self.keys, "checkpoint", session, text, f"session {session!r}'s checkpoint")
+        return dict(json.loads(opened))
 
     def checkpoint_times(self) -> dict[str, float]:
         """Each session's newest checkpoint time."""

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.redact import redact_url
 from steadyhand.store.base import Store
+from steadyhand.store.state_keys import StateKeys
 
 if TYPE_CHECKING:
     from steadyhand.config import Settings
@@ -19,26 +21,39 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite://"
 
 
-def open_store(settings: Settings) -> Store:
+def state_keys(settings: Settings, environ: Mapping[str, str] | None = None) -> StateKeys:
+    """The keys that seal the store's checkpoints and exported profiles (store/state_keys.py):
+    read `environ` (the process's) before the daemon takes the key out of it."""
+    return StateKeys.for_state_dir(
+        settings.state_dir,
+        environ=environ,
+        key_file=settings.state_key_file,
+        use_keyring=settings.state_keyring,
+    )
+
+
+def open_store(settings: Settings, keys: StateKeys | None = None) -> Store:
     """The store of `settings.store_url`: "" the SQLite file in the state dir,
-    sqlite:///PATH another SQLite file, postgresql://... a PostgreSQL database."""
+    sqlite:///PATH another SQLite file, postgresql://... a PostgreSQL database; its
+    checkpoints sealed with `keys` (default: `state_keys(settings)`)."""
     url = settings.store_url.strip()
+    keys = keys or state_keys(settings)
     if not url:
         from steadyhand.store.sqlite import Store as SqliteStore
 
-        return SqliteStore(settings.store_path)
+        return SqliteStore(settings.store_path, keys)
     if url.startswith(SQLITE_SCHEME):
         from steadyhand.store.sqlite import Store as SqliteStore
 
         path = url[len(SQLITE_SCHEME) :]
         if not path.startswith("/"):
             raise _bad_url(url, "a SQLite store URL names an absolute path: sqlite:///PATH")
-        return SqliteStore(Path(path))
+        return SqliteStore(Path(path), keys)
     if url.startswith(POSTGRES_SCHEMES):
         from steadyhand.store.postgres import PostgresStore
 
         try:
-            return PostgresStore(url)
+            return PostgresStore(url, keys=keys)
         except RuntimeError as exc:
             raise SteadyhandError(
                 ErrorCode.DAEMON_UNAVAILABLE,

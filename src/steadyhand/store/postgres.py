@@ -21,6 +21,7 @@ from psycopg_pool import ConnectionPool
 from steadyhand.redact import redact_url
 from steadyhand.store import base
 from steadyhand.store.schema import STEPS, Dialect, statements
+from steadyhand.store.state_keys import StateKeys
 
 SCHEMA_VERSION = len(STEPS)
 # pg_advisory_xact_lock's key for migrations: any constant the application keeps to itself.
@@ -111,10 +112,10 @@ class PostgresDatabase:
 class PostgresStore(base.Store):
     """The store in a PostgreSQL database (`postgresql://user:password@host/db`)."""
 
-    def __init__(self, url: str, max_size: int = POOL_MAX) -> None:
+    def __init__(self, url: str, max_size: int = POOL_MAX, keys: StateKeys | None = None) -> None:
         self.url = redact_url(url)  # for messages; the password stays in the pool only
         self._pg = PostgresDatabase(url, max_size)
-        super().__init__(self._pg)
+        super().__init__(self._pg, keys)
         try:
             self._migrate()
         except BaseException:
@@ -148,6 +149,11 @@ class PostgresStore(base.Store):
                     for sql in statements(STEPS[step], "postgresql"):
                         connection.execute(sql)
                     connection.execute("UPDATE steadyhand_schema SET version = %s", (step + 1,))
+
+    def forget_overwritten(self) -> None:
+        """Old row versions of the checkpoints table go (they held clear state)."""
+        with self._pg.pool.connection() as connection:
+            connection.execute("VACUUM FULL checkpoints")
 
     @property
     def schema_version(self) -> int:

@@ -26,6 +26,7 @@ from steadyhand.store.base import (
     SessionRow,
 )
 from steadyhand.store.schema import STEPS, Dialect, script
+from steadyhand.store.state_keys import StateKeys
 
 __all__ = [
     "KEEP_CHECKPOINTS",
@@ -69,6 +70,8 @@ class SqliteDatabase:
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")
         self.connection.execute("PRAGMA busy_timeout=5000")
+        # What is deleted or written over is zeroed in the file, not left in a free page.
+        self.connection.execute("PRAGMA secure_delete=ON")
         self._wrapped = _Connection(self.connection)
 
     @contextmanager
@@ -93,14 +96,16 @@ class SqliteDatabase:
 class Store(base.Store):
     """The store in one SQLite file, private to the user."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, keys: StateKeys | None = None) -> None:
+        """`keys`: by default the key file beside the store's directory (the state dir's
+        own, when the store is its steadyhand.sqlite)."""
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         # Create the file private to the user before SQLite opens it.
         os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         os.chmod(path, 0o600)
         self._sqlite = SqliteDatabase(path)
-        super().__init__(self._sqlite)
+        super().__init__(self._sqlite, keys or StateKeys.for_state_dir(path.parent, environ={}))
         self._migrate()
 
     def _migrate(self) -> None:
@@ -121,6 +126,11 @@ class Store(base.Store):
                     if db.in_transaction:
                         db.execute("ROLLBACK")
                     raise
+
+    def forget_overwritten(self) -> None:
+        """Old page images leave the write-ahead log (secure_delete zeroed the rest)."""
+        with self._sqlite.lock:
+            self._sqlite.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property
     def schema_version(self) -> int:
