@@ -196,6 +196,11 @@ class Client(AsyncCommands):
         self.session = session
         self.on_notice = on_notice
 
+    @property
+    def settings(self) -> Settings | None:
+        """The settings of the daemon link or the engine in this process."""
+        return getattr(self.backend, "settings", None)
+
     async def call(self, command: str, **params: Any) -> Any:
         """Run `command` (its table name, e.g. "tab.new") and return its raw JSON result."""
         return await self.call_noticed(command, params, self.on_notice)
@@ -266,6 +271,10 @@ class SyncClient(SyncCommands):
     @property
     def session(self) -> str | None:
         return self._client.session
+
+    @property
+    def settings(self) -> Settings | None:
+        return self._client.settings
 
     def call(self, command: str, **params: Any) -> Any:
         return self._wait(self._client.call(command, **params))

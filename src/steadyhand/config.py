@@ -21,6 +21,7 @@ TIERS = ("short", "medium", "long")
 MAX_TIMEOUT_MS = 600_000
 DIALOG_POLICIES = ("report", "accept", "dismiss")
 ACT_INPUTS = ("cdp", "playwright")
+CONTENT_BOUNDARIES = ("agents", "all", "off")  # fronts/boundary.py
 RESTORE_POLICIES = ("on_use", "at_start", "never")
 # restore_sessions was a boolean: true meant at_start, false left sessions suspended until
 # asked (which on_use now does for the asking command).
@@ -132,6 +133,13 @@ SETTINGS: tuple[tuple[str, str, object, str], ...] = (
     ("act_changes", "bool", True, "act commands return their changes (--no-changes)"),
     # Clicks and fills: sent as CDP input after one check in the page, or Playwright's own.
     ("act_input", "str", "cdp", "how acts send clicks and text: cdp or playwright"),
+    # A page's text in a reply to a model goes between markers the page cannot forge.
+    (
+        "content_boundaries",
+        "str",
+        "agents",
+        "mark page text in replies: agents (MCP, LLM tools), all (the CLI too) or off",
+    ),
     # `evaluate` runs arbitrary JavaScript in pages; a deployment may not want agents to.
     ("allow_evaluate", "bool", True, "allow `evaluate` (arbitrary JavaScript)"),
     # Live sessions (browser contexts) at once; a new one past the cap waits up to
@@ -316,6 +324,7 @@ class Settings:
     snapshot_max_chars: int
     act_changes: bool
     act_input: str
+    content_boundaries: str
     allow_evaluate: bool
     max_sessions: int
     pool_wait_ms: int
@@ -405,6 +414,13 @@ class Settings:
                 f"setting act_input={self.act_input!r} is not one of {', '.join(ACT_INPUTS)}",
                 "cdp sends clicks and text straight to the browser after one check in the "
                 "page (Playwright's path where it cannot); playwright always uses Playwright's",
+            )
+        if self.content_boundaries not in CONTENT_BOUNDARIES:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                f"setting content_boundaries={self.content_boundaries!r} is not one of "
+                + ", ".join(CONTENT_BOUNDARIES),
+                "agents marks page text in MCP and LLM tool replies; all in the CLI's too",
             )
         if self.dialogs not in DIALOG_POLICIES:
             raise SteadyhandError(

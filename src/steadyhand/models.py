@@ -74,6 +74,10 @@ class Result(BaseModel):
     # Fields for people measuring, not for a model: MCP's structured content (which a host
     # may hand the model) leaves them out; --json and the Python client keep them.
     NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset()
+    # It may hold text a page (or a desktop application) wrote: a reply to a model puts it
+    # between content boundaries (fronts/boundary.py). An act's reply is bounded only when
+    # it shows something the page made (fronts/reply.py).
+    PAGE_TEXT: ClassVar[bool] = False
     model_config = ConfigDict(extra="forbid")
 
 

@@ -20,6 +20,7 @@ import steadyhand
 from steadyhand import tools
 from steadyhand.errors import NotActionableError, NotFoundError, SteadyhandError
 from steadyhand.snapshot.lookup import find_ref
+from tests.bounded import inside
 from tests.conftest import Daemon, make_settings
 from tests.http_server import start_http
 from tests.integration.test_mcp import stdio_mcp, text_of
@@ -191,7 +192,7 @@ def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, 
         snap = tools.dispatch(
             {"id": "c1", "function": {"name": "snapshot", "arguments": "{}"}}, client
         )
-        page = snap["content"]
+        page = inside(snap["content"])
         assert page.startswith("# t1 · Form fixture · ")
         name_box = find_ref(page, "textbox", "Name")
         order = find_ref(page, "button", "Place order")
@@ -211,7 +212,7 @@ def test_the_tool_dispatcher_drives_the_flat_and_granular_tools(daemon: Daemon, 
             {"type": "tool_use", "id": "t3", "name": "click", "input": {"ref": "e999"}}, client
         )
         assert stale["is_error"] is True
-        assert stale["content"].startswith("error [not_found]:")
+        assert stale["content"].startswith("error [not_found]\n⟦page ")
     finally:
         client.close()
 
@@ -247,13 +248,13 @@ def test_http_and_mcp_see_the_same_page(daemon: Daemon, site: str) -> None:
 
             seen = await adrive(call, site, "mcp")
             stale = await client.call_tool("click", {"ref": "e999"})
-            assert stale.is_error and text_of(stale).startswith("error [not_found]:")
+            assert stale.is_error and text_of(stale).startswith("error [not_found]\n⟦page ")
             return seen, text_of(await client.call_tool("snapshot", {}))
 
     seen_mcp, page = asyncio.run(over_mcp())
     check(seen_mcp, "mcp")
     assert seen_mcp["refs"] == seen_http["refs"]
-    assert page.startswith("# t1 · Form fixture · "), "the model reads the snapshot as text"
+    assert inside(page).startswith("# t1 · Form fixture · "), "the model reads the snapshot as text"
 
 
 def test_a_client_outlives_its_daemon(fresh_daemon: Daemon) -> None:

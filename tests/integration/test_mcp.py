@@ -30,6 +30,7 @@ from steadyhand.commands.table import tool_name
 from steadyhand.fronts.agent.tools import agent_commands
 from steadyhand.fronts.schema import COMBINATORS, walk_keys
 from steadyhand.snapshot.lookup import find_ref
+from tests.bounded import inside
 from tests.conftest import Daemon, wait_until
 
 pytestmark = pytest.mark.integration
@@ -152,7 +153,7 @@ def test_form_round_trip(daemon: Daemon, site: str) -> None:
             await call(session, "type", ref=name, text="Ann")
             clicked = await call(session, "click", ref=find_ref(page, "button", "Place order"))
             out = await call(session, "extract", kind="text", selector="#out")
-            return page, text_of(out), snap.structured_content, clicked.structured_content
+            return inside(page), text_of(out), snap.structured_content, clicked.structured_content
 
     page, out, structured, clicked = asyncio.run(scenario())
     # The act's stage timings are for people measuring (--json), not for the model.
@@ -177,13 +178,13 @@ def test_page_loads_come_with_their_page_unless_told_not_to(daemon: Daemon, site
             ]
 
     opened, bare, back, reloaded = asyncio.run(scenario())
-    page = text_of(opened)
+    page = inside(text_of(opened))
     assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n")
     assert find_ref(page, "button", "Place order")
     assert isinstance(opened.structured_content, dict)
     assert opened.structured_content["snapshot"] in page and "Gift wrap" in page
     assert "[ref=" not in text_of(bare) and "snapshot" not in (bare.structured_content or {})
-    assert text_of(back).startswith(f"# t1 · Form fixture · {site}/form.html\n")
+    assert inside(text_of(back)).startswith(f"# t1 · Form fixture · {site}/form.html\n")
     assert find_ref(text_of(back), "button", "Place order")
     assert "Place order" in text_of(reloaded)
 
@@ -242,7 +243,7 @@ def test_errors_are_results_the_session_goes_on(daemon: Daemon, site: str) -> No
             return [stale, missing, unknown, again]
 
     stale, missing, unknown, again = asyncio.run(scenario())
-    assert stale.is_error and text_of(stale).startswith("error [stale_ref]: ")
+    assert stale.is_error and text_of(stale).startswith("error [stale_ref]\n")
     assert "\nhint: take a new snapshot" in text_of(stale)
     assert isinstance(stale.structured_content, dict)
     assert stale.structured_content["error"]["code"] == "stale_ref"
@@ -408,7 +409,7 @@ def test_streamable_http_needs_the_token(daemon: Daemon, site: str) -> None:
             return list(agents), [await by_default("auto"), await by_default("2026-07-28")]
 
         [(page, tabs_a), (_, tabs_b)], [auto, pinned] = asyncio.run(scenario())
-        assert page.startswith(f"# t1 · Form fixture · {site}/form.html\n")
+        assert inside(page).startswith(f"# t1 · Form fixture · {site}/form.html\n")
         assert "[ref=e" in page
         assert [t["url"] for t in tabs_a["tabs"]] == [f"{site}/form.html"]
         assert [t["url"] for t in tabs_b["tabs"]] == [f"{site}/nav-a.html"]

@@ -23,6 +23,8 @@ class TabInfo(Result):
 class PageResult(Result):
     """Where a tab is after a command."""
 
+    PAGE_TEXT: ClassVar[bool] = True  # its title, at least
+
     tab: str
     url: str
     title: str

@@ -7,7 +7,7 @@ needs a session or a page; `approvals`, `approve` and `deny` cover every session
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -38,6 +38,7 @@ class ApprovalsParams(Params):
 
 
 class ApprovalList(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     approvals: list[ApprovalInfo] = Field(description="pending first, then latest decisions")
     pending: int
 

@@ -73,6 +73,7 @@ class DesktopSnapshotParams(Params):
 
 
 class DesktopSnapshotResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "snapshot"
     snapshot: str = Field(description="the tree as text; act on elements by their [ref=dN]")
     cached: list[int] = Field(
@@ -96,6 +97,7 @@ class DesktopRefParams(Params):
 
 
 class DesktopActed(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "desktop_act"
     ref: str
     transport: str = Field(
@@ -274,6 +276,7 @@ class DesktopAttachParams(Params):
 
 
 class DesktopAttached(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     session: str = Field(description="use it with the browser commands: --session NAME")
     endpoint: str
     pid: int | None = Field(description="the application's process, when found on the bus")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -65,6 +65,7 @@ class WatchedEvent(Result):
 
 
 class DesktopWatchResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     events: list[WatchedEvent]
     count: int
     last_seq: int = Field(description="continue with --since LAST_SEQ: nothing lost, no repeats")

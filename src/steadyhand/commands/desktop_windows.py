@@ -50,6 +50,7 @@ class WindowsParams(Params):
 
 
 class WindowsResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     windows: list[Window]
     wm: str | None = Field(
         description="the window manager's name; null: none runs (windows stay where put)"
@@ -80,6 +81,7 @@ class WindowParams(Params):
 
 
 class WindowActedResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "window"
     id: str
     action: str
@@ -170,6 +172,7 @@ class ClipboardParams(Params):
 
 
 class ClipboardText(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "text"
     selection: str
     text: str = secret_field("its text (kept out of the action log); empty when it holds none")
@@ -212,6 +215,7 @@ class LaunchParams(Params):
 
 
 class LaunchResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     pid: int = Field(description="its process (and process group) id")
     app: str | None = Field(description="its name on the accessibility bus (`desktop apps`)")
     windows: list[Window] = Field(description="its mapped top-level windows")

@@ -8,6 +8,7 @@ of the tabs the user attaches with its toolbar button; they are the tabs of one 
 from __future__ import annotations
 
 import asyncio
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -60,6 +61,7 @@ class AttachedTab(Result):
 
 
 class ExtensionStatus(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     paired: bool
     relay_url: str = Field(description='"" while the relay is not running')
     connected: bool = Field(description="whether the extension is connected to the relay")

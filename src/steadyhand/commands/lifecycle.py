@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -125,6 +125,7 @@ class SessionInfo(Result):
 
 
 class SessionList(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     sessions: list[SessionInfo]
     live: int
     cap: int
@@ -234,6 +235,7 @@ async def session_suspend(call: Call, params: NameParams) -> Suspended:
 
 
 class Restored(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     session: str
     checkpoint_at: float = Field(description="when the state restored was saved")
     restored: list[str] = Field(description="tabs reopened: id and URL")

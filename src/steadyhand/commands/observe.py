@@ -31,6 +31,7 @@ class TraceParams(HistoryParams):
 
 
 class TraceResult(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "text"
     session: str
     total: int = Field(description="actions the session ran")

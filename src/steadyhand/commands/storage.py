@@ -7,7 +7,7 @@ action log and the store do not.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
@@ -40,6 +40,7 @@ class CookieFilter(Params):
 
 
 class CookieList(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     cookies: list[Cookie] = secret_field("the session's cookies, values included")
 
 

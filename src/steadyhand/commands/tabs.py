@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from steadyhand.act.results import (
@@ -20,6 +22,7 @@ from steadyhand.engine.urls import normalize_url
 
 
 class TabList(Result):
+    PAGE_TEXT: ClassVar[bool] = True
     tabs: list[TabInfo]
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import time
 
+from steadyhand.fronts.boundary import bounded, escape
+
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
     from typing import Any
@@ -53,20 +55,78 @@ def render(
     form: dict[str, Any] | None = None,
     now: float | None = None,
     forms: dict[str, Any] | None = None,
+    boundary: str | None = None,
 ) -> str:
     """The reply for one result. `form`: how its command's result is written, as the
     command table says (its cli_spec entry): `reply`, the kind (wire.Result.REPLY;
-    "fields" when absent), and `result_defaults`, fields left out while they hold them;
-    `now`: the clock ages are measured against; `forms`: every command's by name, for a
-    batch's steps."""
-    clock = time.time() if now is None else now
-    form = form or {}
+    "fields" when absent), `result_defaults`, fields left out while they hold them, and
+    `page_text`; `now`: the clock ages are measured against; `forms`: every command's by
+    name, for a batch's steps; `boundary`: the marker id a reply holding page text is put
+    between (fronts/boundary.py), None for none."""
+    text = _render(result, form or {}, time.time() if now is None else now, forms or {})
+    if boundary is None:
+        return text
+    if holds_page_text(result, form or {}, forms or {}):
+        return bounded(text, boundary)
+    return escape(text)
+
+
+def holds_page_text(result: Any, form: dict[str, Any], forms: dict[str, Any]) -> bool:
+    """Whether the reply shows text a page (or an application) wrote: its command's result
+    may (`page_text`), and for an act, it shows more than steadyhand's own status line."""
+    if not isinstance(result, dict):
+        return bool(form.get("page_text"))
+    kind = form.get("reply") or FIELDS
+    if kind == BATCH:
+        return any(
+            holds_page_text(step.get("result"), forms.get(str(step.get("command"))) or {}, forms)
+            for step in result.get("steps") or []
+            if isinstance(step, dict) and step.get("ok") and not step.get("skipped")
+        )
+    if kind == ACT:
+        return _act_shows_page(result)
+    return bool(form.get("page_text"))
+
+
+# What an act's status line says of steadyhand's own (the rest came from the page).
+ACT_OWN = frozenset(
+    {"ok", "action", "ref", "duration_ms", "retries", "reresolved", "artifacts", "timing"}
+    | {"route", "dom_changed", "tab", "navigated", "url", "title"}
+)
+
+
+def _act_shows_page(result: dict[str, Any]) -> bool:
+    if result.get("navigated") and (result.get("title") or result.get("url")):
+        return True
+    for key, value in result.items():
+        if key in ACT_OWN or _empty(value) or (key == "changes" and value == NO_CHANGES):
+            continue
+        if key == "data" and isinstance(value, dict):
+            # Flags and counts are the act's own; a string read back is the page's.
+            if any(_strings(v) for k, v in value.items() if v != result.get("ref")):
+                return True
+            continue
+        return True
+    return False
+
+
+def _strings(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value)
+    if isinstance(value, dict):
+        return any(_strings(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_strings(v) for v in value)
+    return False
+
+
+def _render(result: Any, form: dict[str, Any], clock: float, forms: dict[str, Any]) -> str:
     kind = form.get("reply") or FIELDS
     defaults = form.get("result_defaults") or {}
     if not isinstance(result, dict):  # no command answers so; as JSON, to lose nothing
         return _json(result)
     if kind == BATCH:
-        return _batch(result, clock, forms or {})
+        return _batch(result, clock, forms)
     if kind in TEXT_BLOCKS:
         text = _text_block(result, clock, kind)
         if text is not None:  # else (a page load without its view): its fields
@@ -168,7 +228,8 @@ def _batch(result: dict[str, Any], clock: float, forms: dict[str, Any]) -> str:
             if error.get("hint"):
                 lines.append(f"  hint: {error['hint']}")
         else:
-            text = render(step.get("result"), forms.get(name), clock).splitlines() or [""]
+            said = _render(step.get("result"), forms.get(name) or {}, clock, {})
+            text = said.splitlines() or [""]
             first = text[0].removeprefix("# ")
             if first.startswith(f"ok {name}"):  # an act's status line names it already
                 lines.append(head + first)

@@ -16,32 +16,50 @@ from typing import Any
 from steadyhand.commands import COMMANDS
 from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import reply
+from steadyhand.fronts.boundary import bounded, escape
 from steadyhand.fronts.cli.spec import result_defaults
 
 
-def result_text(data: Any, command: str | None = None) -> str:
-    """The text of one command's JSON result (`command`: its name, for how it is written)."""
+def result_text(data: Any, command: str | None = None, boundary: str | None = None) -> str:
+    """The text of one command's JSON result (`command`: its name, for how it is written;
+    `boundary`: the marker id page text goes between, fronts/boundary.py)."""
     forms = command_forms()
     form = forms.get(command or "")
-    return reply.render(
-        data, form, forms=forms if (form or {}).get("reply") == reply.BATCH else None
-    )
+    batch = (form or {}).get("reply") == reply.BATCH
+    return reply.render(data, form, forms=forms if batch else None, boundary=boundary)
 
 
 @functools.cache
 def command_forms() -> dict[str, dict[str, Any]]:
     """How each command's result is written, by name (as cli_spec.json has it)."""
     return {
-        name: {"reply": c.result.REPLY, "result_defaults": result_defaults(c.result)}
+        name: {
+            "reply": c.result.REPLY,
+            "result_defaults": result_defaults(c.result),
+            "page_text": c.result.PAGE_TEXT,
+        }
         for name, c in COMMANDS.items()
     }
 
 
-def error_text(error: SteadyhandError) -> str:
-    """`error [code]: message` and `hint: ...`, plus the error's data when it has any."""
-    lines = [f"error [{error.code}]: {error.message}"]
-    if error.hint:
-        lines.append(f"hint: {error.hint}")
-    if error.data:
-        lines.append("data: " + json.dumps(error.data, separators=(",", ":"), default=str))
-    return "\n".join(lines)
+# Exit codes of errors in steadyhand's own words: a bad input (2), the daemon (6).
+OWN_ERRORS = frozenset({2, 6})
+
+
+def error_text(error: SteadyhandError, boundary: str | None = None) -> str:
+    """`error [code]: message` and `hint: ...`, plus the error's data when it has any.
+
+    With a `boundary`, an error about the page (any but a bad input's or the daemon's) has
+    its message and data (which may quote the page: a dialog's text, the candidates' names)
+    between its markers, under `error [code]`; the hint stays out.
+    """
+    data = "data: " + json.dumps(error.data, separators=(",", ":"), default=str)
+    if boundary is not None and error.code.exit_code in OWN_ERRORS:
+        return escape(error_text(error))
+    if boundary is None:
+        lines = [f"error [{error.code}]: {error.message}"]
+        lines += [f"hint: {error.hint}"] if error.hint else []
+        return "\n".join(lines + ([data] if error.data else []))
+    said = bounded("\n".join([error.message, *([data] if error.data else [])]), boundary)
+    hint = [escape(f"hint: {error.hint}")] if error.hint else []
+    return "\n".join([f"error [{error.code}]", said, *hint])

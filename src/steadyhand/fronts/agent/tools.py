@@ -34,6 +34,7 @@ from steadyhand.commands.navigation import InlineSnapshot
 from steadyhand.commands.table import tool_name
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts.agent.text import error_text, result_text
+from steadyhand.fronts.boundary import for_agents
 from steadyhand.fronts.schema import params_schema
 
 FORMATS = ("openai", "anthropic", "gemini")
@@ -364,26 +365,36 @@ UNREAD = ToolCall("plain", None, "", {})  # a call that could not be read
 
 async def arun(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
     """Run one tool call on an async `steadyhand.Client`; errors become error results."""
-    parsed = UNREAD
+    parsed, boundary = UNREAD, None
     try:
         parsed = parse_call(call)
         command, params = to_command(parsed.name, parsed.arguments)
+        boundary = boundary_of(client, params)
         data = await client.call(command, **params)
     except SteadyhandError as exc:
-        return parsed, ToolResult(error_text(exc), True, exc.to_dict())
-    return parsed, ToolResult(result_text(data, command), False, data)
+        return parsed, ToolResult(error_text(exc, boundary), True, exc.to_dict())
+    return parsed, ToolResult(result_text(data, command, boundary), False, data)
 
 
 def run(call: Any, client: Any) -> tuple[ToolCall, ToolResult]:
     """`arun` on a `steadyhand.SyncClient`."""
-    parsed = UNREAD
+    parsed, boundary = UNREAD, None
     try:
         parsed = parse_call(call)
         command, params = to_command(parsed.name, parsed.arguments)
+        boundary = boundary_of(client, params)
         data = client.call(command, **params)
     except SteadyhandError as exc:
-        return parsed, ToolResult(error_text(exc), True, exc.to_dict())
-    return parsed, ToolResult(result_text(data, command), False, data)
+        return parsed, ToolResult(error_text(exc, boundary), True, exc.to_dict())
+    return parsed, ToolResult(result_text(data, command, boundary), False, data)
+
+
+def boundary_of(client: Any, params: dict[str, Any]) -> str | None:
+    """The content boundary of a tool result in the call's session (fronts/boundary.py),
+    under the client's setting `content_boundaries` (on unless it says "off")."""
+    mode = getattr(getattr(client, "settings", None), "content_boundaries", "agents")
+    session = params.get("session") or getattr(client, "session", None) or "default"
+    return for_agents(str(mode), str(session))
 
 
 def result_message(call: ToolCall, result: ToolResult) -> dict[str, Any]:

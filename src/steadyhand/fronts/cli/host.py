@@ -34,6 +34,7 @@ from typing import Any
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
+from steadyhand.fronts.boundary import for_cli
 from steadyhand.fronts.cli import main as cli
 from steadyhand.fronts.cli import spec as cli_spec
 from steadyhand.fronts.cli.errors import error_lines
@@ -190,7 +191,7 @@ async def run(
             as_json,
         )
     with callers_terminal(call):
-        return printed(parsed.command, answer, as_json)
+        return printed(parsed.command, answer, as_json, for_cli(parsed.settings.content_boundaries))
 
 
 @contextlib.contextmanager
@@ -292,7 +293,7 @@ def _result(answer: Any) -> Any:
     return answer.get("result")
 
 
-def printed(command: cli.Spec, answer: Any, as_json: bool) -> Output:
+def printed(command: cli.Spec, answer: Any, as_json: bool, boundary: str | None = None) -> Output:
     """The output of one JSON-RPC reply, as rpc_client.call and cli.main make it.
 
     Never raises: the command ran, and an error out of `cli.run` would have the caller
@@ -305,7 +306,8 @@ def printed(command: cli.Spec, answer: Any, as_json: bool) -> Output:
         if as_json:
             text = json.dumps({"ok": True, "result": result})
         else:
-            text = reply.render(result, command, forms=cli.step_forms(PARSERS.spec, command))
+            forms = cli.step_forms(PARSERS.spec, command)
+            text = reply.render(result, command, forms=forms, boundary=boundary)
         failed = reply.failed_step(result, command)  # a batch exits as its first failed step would
     except SteadyhandError as exc:
         return report(exc, as_json)

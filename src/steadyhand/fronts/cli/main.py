@@ -24,6 +24,7 @@ from steadyhand import rpc_client
 from steadyhand.config import Settings
 from steadyhand.errors import ErrorCode, SteadyhandError, exit_code_for
 from steadyhand.fronts import reply
+from steadyhand.fronts.boundary import for_cli
 from steadyhand.fronts.cli.errors import report_error
 from steadyhand.fronts.cli.progress import ProgressLine
 from steadyhand.processes import wait_exit
@@ -468,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     if as_json:
         print(json.dumps({"ok": True, "result": result}))
     else:
-        print(reply.render(result, command, forms=step_forms(spec, command)))
+        boundary = for_cli(settings.content_boundaries)
+        print(reply.render(result, command, forms=step_forms(spec, command), boundary=boundary))
     failed = reply.failed_step(result, command)  # a batch exits as its first failed step would
     return 0 if failed is None else exit_code_for(failed)
 

@@ -104,6 +104,8 @@ def command_spec(command: Command) -> dict[str, Any]:
         **({"result_defaults": defaults} if (defaults := result_defaults(command.result)) else {}),
         # How its result is written (wire.Result.REPLY); only where not "fields".
         **({"reply": command.result.REPLY} if command.result.REPLY != "fields" else {}),
+        # Only where true (its reply may hold a page's text: content boundaries).
+        **({"page_text": True} if command.result.PAGE_TEXT else {}),
         # Only where true (the CLI prints its progress notes as output): a smaller file.
         **({"streams": True} if command.streams else {}),
         # Only where false (a daemon it starts leaves the browser for later): a smaller file.

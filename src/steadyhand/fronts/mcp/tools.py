@@ -156,9 +156,12 @@ def hints(command: Command) -> types.ToolAnnotations | None:
     return types.ToolAnnotations(**given) if given else None
 
 
-async def tool_result(data: Any, command: str | None = None) -> types.CallToolResult:
-    """A command's JSON result as the model reads it, and as data."""
-    text = result_text(data, command)
+async def tool_result(
+    data: Any, command: str | None = None, boundary: str | None = None
+) -> types.CallToolResult:
+    """A command's JSON result as the model reads it (page text between `boundary`'s
+    markers), and as data."""
+    text = result_text(data, command, boundary)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     image = await png_of(data)
     if image is not None:
@@ -189,9 +192,9 @@ def for_the_model(data: Any, command: str | None) -> Any:
     return shown
 
 
-def error_result(error: SteadyhandError) -> types.CallToolResult:
+def error_result(error: SteadyhandError, boundary: str | None = None) -> types.CallToolResult:
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=error_text(error))],
+        content=[types.TextContent(type="text", text=error_text(error, boundary))],
         structured_content={"error": error.to_dict()},
         is_error=True,
     )
