@@ -300,6 +300,7 @@ class AsyncCommands:
             timeout: str | None = ...,
             tab: str | None = ...,
             path: str | os.PathLike[str] | None = ...,
+            unmasked: bool = ...,
         ) -> PdfResult:
             """Print the tab to a PDF file and return its path (headless browser only)."""
 
@@ -1017,6 +1018,7 @@ class AsyncCommands:
             full_page: bool = ...,
             path: str | os.PathLike[str] | None = ...,
             labels: bool = ...,
+            unmasked: bool = ...,
         ) -> ScreenshotResult:
             """Save a PNG of the tab (or one element) and return its path."""
 
@@ -1414,6 +1416,7 @@ class SyncCommands:
             timeout: str | None = ...,
             tab: str | None = ...,
             path: str | os.PathLike[str] | None = ...,
+            unmasked: bool = ...,
         ) -> PdfResult:
             """Print the tab to a PDF file and return its path (headless browser only)."""
 
@@ -2123,6 +2126,7 @@ class SyncCommands:
             full_page: bool = ...,
             path: str | os.PathLike[str] | None = ...,
             labels: bool = ...,
+            unmasked: bool = ...,
         ) -> ScreenshotResult:
             """Save a PNG of the tab (or one element) and return its path."""
 

@@ -30,7 +30,8 @@ forms. The choke points that call it: command results, errors and progress notes
 (observe/log.py), webhook bodies (webhook.py), snapshot, extract and evaluate text before it
 is cut into parts, and Playwright trace files (trace stop). Masking cannot see a value a
 script transformed, so `evaluate` is refused on a page a secret was typed into
-(commands/evaluate.py). Pixels (screenshots, PDFs) are not masked.
+(commands/evaluate.py). Pixels: the field a secret is typed into is painted over in the
+page (act/pixel_mask.py).
 
 Standard library only.
 """

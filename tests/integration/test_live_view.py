@@ -21,7 +21,9 @@ from playwright.sync_api import Browser, Page, expect
 from steadyhand.client import DaemonBackend
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon, wait_until
 from tests.http_server import HttpServer
+from tests.integration.test_pixel_mask import ACCOUNT_BOX_JS
 from tests.live_page import browser, frames, log_in, person, serving, watch
+from tests.pixels import black_share, open_image
 
 pytestmark = pytest.mark.integration
 __all__ = ["browser", "person"]  # fixtures of tests/live_page.py
@@ -211,6 +213,37 @@ def test_screencast_frames_change_after_a_click(person: Page, daemon: Daemon, si
     )
     log = (daemon.settings.state_dir / "daemon.log").read_text()
     assert "failed outside the command" not in log, "a watcher leaving is no error"
+
+
+def test_a_secret_typed_shows_as_a_box_on_the_live_screen(
+    person: Page, daemon: Daemon, site: str
+) -> None:
+    """The live view's frames come from the screencast: the field holding a secret is a
+    black box there too (tests/integration/test_pixel_mask.py checks the other pictures)."""
+    secrets = daemon.settings.state_dir / "secrets.toml"
+    secrets.write_text('LIVE_PIN = "live-s3cret-9137"\n')
+    secrets.chmod(0o600)
+    opened(daemon, site, "masked", "remember.html")
+    box = value_of(daemon, "masked", ACCOUNT_BOX_JS)
+    person.reload()
+    person.wait_for_selector("body[data-ready]")
+    watch(person, "masked")
+    shares: list[float] = []
+
+    def share() -> float:  # of the field's box on the screen shown now
+        shown = person.eval_on_selector("#screen", "img => img.src")
+        frame = open_image(base64.b64decode(shown.split(",", 1)[1]))
+        shares.append(black_share(frame, tuple(box), frame.size[0] / 1280))
+        return shares[-1]
+
+    person.wait_for_function("() => document.getElementById('screen').src.startsWith('data:')")
+    assert wait_until(lambda: share() < 0.2, 15), shares[-5:]  # the page's white field
+    field = ref_of(daemon, "masked", 'textbox "Account number"')
+    typed = daemon.cli("type", field, "--secret", "LIVE_PIN", "--session", "masked")
+    assert typed.rc == 0, typed.err
+    # (The caret blinks in the field: frames keep coming, so no waiting for stillness.)
+    assert wait_until(lambda: share() > 0.95, 15), shares[-5:]
+    assert daemon.cli("close", "--session", "masked").rc == 0
 
 
 def test_ref_boxes_are_drawn_on_demand(person: Page, daemon: Daemon, site: str) -> None:

@@ -26,6 +26,7 @@ from steadyhand.act.own_input import (
     release,
     send_all,
 )
+from steadyhand.act.pixel_mask import mask_field
 from steadyhand.act.resolve import NAVIGATED
 from steadyhand.act.results import ActionResult
 from steadyhand.act.retry import Retryable
@@ -375,6 +376,7 @@ async def with_secrets(call: Call, aim: Aim, text: str) -> str:
     frame = await aim.handle.owner_frame()
     url = frame.url if frame is not None else ""
     typed = call.runtime.secrets.expand(text, url, aim.what)
+    await mask_field(aim.handle)  # covered in every picture before the value goes in
     tab = call.tab_used
     if tab is not None:  # evaluate is refused on this page from now on (commands/evaluate.py)
         tab.secret_documents.add(await tab.document_id())

@@ -6,9 +6,12 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from pydantic import Field
+
+from steadyhand.act.pixel_mask import as_discs, lifted
 from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
-from steadyhand.commands.table import TabParams, command, file_path
+from steadyhand.commands.table import GateRule, TabParams, command, file_path
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.private_files import write_private as write_private_file
 
@@ -17,6 +20,14 @@ class PdfParams(TabParams):
     path: str | None = file_path(
         "where to write the PDF (default: the artifacts dir)", positional=True
     )
+    unmasked: bool = Field(
+        False,
+        description="without the black boxes over fields a secret was typed into (a person "
+        "must approve)",
+    )
+
+
+UNMASKED = "a PDF without the boxes that cover secrets"
 
 
 class PdfResult(PageResult):
@@ -55,7 +66,12 @@ async def save_private(path: Path, data: bytes) -> None:
         ) from exc
 
 
-@command("pdf", reads_only=True, caps="files")
+@command(
+    "pdf",
+    reads_only=True,
+    caps="files",
+    gate_rule=GateRule(asks=lambda p: UNMASKED if p.unmasked else None),
+)
 async def pdf(call: Call, params: PdfParams) -> PdfResult:
     """Print the tab to a PDF file and return its path (headless browser only)."""
     if not call.runtime.settings.headless:
@@ -67,7 +83,8 @@ async def pdf(call: Call, params: PdfParams) -> PdfResult:
         )
     tab = await call.tab(params.tab)
     path = await call.output_path(params.path, "pdf", label=tab.id, ext="pdf")
-    data = await tab.page.pdf(print_background=True)
+    async with lifted(tab.page) if params.unmasked else as_discs(tab.page):
+        data = await tab.page.pdf(print_background=True)
     await save_private(path, data)
     call.keep(path, "pdf", tab.id)
     return PdfResult(**await page_result(tab), path=str(path), bytes=len(data))

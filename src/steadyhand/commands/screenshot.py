@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.act.pixel_mask import MASK_COLOR, covered, lifted
 from steadyhand.act.resolve import element
 from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
-from steadyhand.commands.table import Result, TabParams, command, file_path
+from steadyhand.commands.table import GateRule, Result, TabParams, command, file_path
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.session import Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -25,6 +27,11 @@ class ScreenshotParams(TabParams):
     path: str | None = file_path("where to write the PNG (default: the artifacts dir)")
     labels: bool = Field(
         False, description="draw a box and its ref over every element that can be acted on"
+    )
+    unmasked: bool = Field(
+        False,
+        description="without the black boxes over password fields and fields a secret was "
+        "typed into (a person must approve)",
     )
 
 
@@ -44,7 +51,9 @@ class ScreenshotResult(PageResult):
 CAPTURE_TRIES = 4
 
 
-async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> bytes:
+async def capture_page(
+    call: Call, tab: Tab, path: Path, full_page: bool, unmasked: bool = False
+) -> bytes:
     """A PNG of the page; retried briefly while a headed window has no frame to capture yet.
 
     A headed Chromium (on Xvfb, say) answers "Unable to capture screenshot" until its
@@ -53,7 +62,11 @@ async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> byt
     for attempt in range(1, CAPTURE_TRIES + 1):
         try:
             return await tab.page.screenshot(
-                path=path, full_page=full_page, timeout=call.remaining_ms()
+                path=path,
+                full_page=full_page,
+                timeout=call.remaining_ms(),
+                mask=[] if unmasked else covered(tab.page),
+                mask_color=MASK_COLOR,
             )
         except PlaywrightError as exc:
             if not playwright_errors.screenshot_unavailable(str(exc)) or attempt == CAPTURE_TRIES:
@@ -62,7 +75,12 @@ async def capture_page(call: Call, tab: Tab, path: Path, full_page: bool) -> byt
     raise AssertionError("unreachable")
 
 
-@command("screenshot", reads_only=True)
+def unmasking(params: ScreenshotParams) -> str | None:
+    """Why the call asks a person: a picture with the secrets' boxes lifted."""
+    return "a picture without the boxes that cover secrets" if params.unmasked else None
+
+
+@command("screenshot", reads_only=True, gate_rule=GateRule(asks=unmasking))
 async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
     tab = await call.tab(params.tab)
@@ -74,19 +92,25 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
             "drop --ref, or take the element's screenshot without --labels",
         )
     drawn: list[LabelInfo] | None = None
-    if params.ref:
-        async with element(tab, params.ref, call.remaining_ms()) as target:
-            png = await target.handle.screenshot(path=path, timeout=call.remaining_ms())
-    elif params.labels:
-        png, drawn = await labelled(call, tab, path, params.full_page)
-    else:
-        png = await capture_page(call, tab, path, params.full_page)
+    async with lifted(tab.page) if params.unmasked else contextlib.nullcontext(0):
+        if params.ref:
+            async with element(tab, params.ref, call.remaining_ms()) as target:
+                png = await target.handle.screenshot(
+                    path=path,
+                    timeout=call.remaining_ms(),
+                    mask=[] if params.unmasked else covered(tab.page),
+                    mask_color=MASK_COLOR,
+                )
+        elif params.labels:
+            png, drawn = await labelled(call, tab, path, params.full_page, params.unmasked)
+        else:
+            png = await capture_page(call, tab, path, params.full_page, params.unmasked)
     call.keep(path, "screenshot", tab.id)
     return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png), labels=drawn)
 
 
 async def labelled(
-    call: Call, tab: Tab, path: Path, full_page: bool
+    call: Call, tab: Tab, path: Path, full_page: bool, unmasked: bool = False
 ) -> tuple[bytes, list[LabelInfo]]:
     """A PNG with every actionable element boxed and labelled; the page is left as it was."""
     taken = await take(tab, call.remaining_ms(), boxes=True)
@@ -95,7 +119,7 @@ async def labelled(
     found = await labels_for(tab, taken, viewport)
     try:
         await draw(tab, found)
-        png = await capture_page(call, tab, path, full_page)
+        png = await capture_page(call, tab, path, full_page, unmasked)
     finally:
         await erase(tab)
     infos = [LabelInfo(ref=f.ref, role=f.role, name=f.name, box=list(f.box)) for f in found]

@@ -65,6 +65,9 @@ class GateRule:
     presses: Callable[[Any], str | None] | None = None
     # The options a call chooses (select's values): matched against approval_names too.
     picks: Callable[[Any], tuple[str, ...]] | None = None
+    # Why this call asks a person whatever the approval settings (`screenshot --unmasked`:
+    # a picture with the secrets' boxes lifted), or None when it does not.
+    asks: Callable[[Any], str | None] | None = None
 
 
 @dataclass(frozen=True)

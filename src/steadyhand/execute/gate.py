@@ -107,6 +107,9 @@ async def need_for(policy: Policy, spec: Command, call: Call, params: Any) -> Ne
     rule = spec.gate_rule
     if rule.always:
         return Need("", str(params.reason))
+    asked = rule.asks(params) if rule.asks is not None else None
+    if asked is not None:
+        return Need(command, asked)
     if not policy.active:
         return None
     if spec.navigates:
