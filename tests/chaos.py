@@ -15,7 +15,8 @@ Rules checked:
   When a call after the action reports a recovery (the browser died after the action
   answered), an effect that is gone must be one a restore does not keep (form input,
   script state: unverifiable) or be listed in the recovery's `lost` (reported lost);
-  anything else is a false success;
+  an action whose own result reports a recovery that came after it must say the restore
+  undid it (`this COMMAND: ...` in the recovery's `lost`); anything else is a false success;
 - no lost rows: the action log has exactly one row per call made (actions and read-backs,
   per command), whatever died when.
 """
@@ -254,7 +255,11 @@ class Chaos:
         self.report.actions[kind] += 1
         self.report.outcomes[code] += 1
         shown = (
-            {k: result.get(k) for k in ("navigated", "recovered", "url") if result.get(k)}
+            {
+                k: result.get(k)
+                for k in ("navigated", "recovered", "url", "data", "route", "retries")
+                if result.get(k)
+            }
             if isinstance(result, dict)
             else str(result)[:200]
         )
@@ -278,11 +283,14 @@ class Chaos:
             self.report.unverifiable += 1  # a restore does not keep the page's memory
         elif self.recoveries_seen and _listed_lost(self.recoveries_seen, kind):
             self.report.reported_lost += 1  # gone in a recovery that says so
+        elif isinstance(own, dict) and _says_undone(own, kind):
+            self.report.reported_lost += 1  # its own recovery came after it, and says so
         elif after is None:
             self.report.unverifiable += 1
         else:
             self.report.false_successes.append(f"step {step} {kind}: {problem}")
-            self.log(f"    FALSE SUCCESS {problem}")
+            self.log(f"    FALSE SUCCESS {problem}; the action answered {result}")
+            self.log(f"    tabs now: {self.call('tabs')[1]}")
 
     def _kill(self, target: str, started: float) -> None:
         if self.killer.kill(target):
@@ -364,6 +372,12 @@ def _listed_lost(recoveries: list[dict[str, Any]], kind: str) -> bool:
     command = "click" if kind == "click-link" else kind
     lost = " ".join(str(item) for report in recoveries for item in report.get("lost", []))
     return f"{command} {{" in lost or f"; {command} " in lost
+
+
+def _says_undone(recovery: dict[str, Any], kind: str) -> bool:
+    """Whether the action's own recovery says the restore undid it (it ran before the crash)."""
+    command = "click" if kind == "click-link" else kind
+    return any(str(item).startswith(f"this {command}:") for item in recovery.get("lost", []))
 
 
 def _holds(key: str, value: Any) -> Chaos.Check:

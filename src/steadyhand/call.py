@@ -77,6 +77,9 @@ class Outcome:
     evidence: list[str] = field(default_factory=list)  # screenshots of its failure
     downloads: list[dict[str, Any]] = field(default_factory=list)  # what the act reported
     acting: bool = False  # an act got as far as acting (a try passed Act.ready)
+    # The session was recovered from its checkpoint after this run had used it: what the
+    # run did to the page may be gone (execute/run.py says so in the recovery's `lost`).
+    undone: bool = False
     timing: StageClock = field(default_factory=StageClock)  # an act's stages
 
     def shown(self) -> dict[str, Any]:
@@ -235,9 +238,11 @@ class Call:
             browser=browser,
             emulation=emulation,
         )
-        self.session_used = session
         if session.recovered is not None:
             self.outcome.recovered, session.recovered = session.recovered, None
+            # Picked up after this run used the session the crash took: its work went too.
+            self.outcome.undone = self.session_used is not None and self.session_used is not session
+        self.session_used = session
         return session
 
     async def tab(self, tab_id: str | None, dialog_ok: bool = False) -> Tab:

@@ -311,3 +311,37 @@ def test_endpoint_headers_take_secrets_by_name(
     assert written
     for path in written:
         assert str(find_chromium()).encode() not in path.read_bytes(), path
+
+
+def test_an_attached_application_is_held_to_the_navigation_policy(
+    daemon: Daemon, hostile: str, tmp_path: Path
+) -> None:
+    """An application attached over its debugging port (`desktop attach`) runs in a context
+    no proxy setting reaches: its requests are checked as they are routed, so the hostile
+    site's ways out (a link, a redirect, a script, a form, an iframe) are refused there too,
+    with the rule named, and the session goes on."""
+    app = cdp_chromium(tmp_path / "app-profile")
+    s = "nav-attached"
+    try:
+        daemon.call("desktop.attach", app=app.url, session=s)
+        daemon.call("navigate", url=f"{hostile}/", session=s)
+        ways = [("link", "Free credits"), ("link", "Via a redirect")]
+        ways += [("button", "Script"), ("button", "Post it")]
+        for role, name in ways:
+            refused(daemon, "metadata", "click", ref=ref(daemon, s, role, name), session=s)
+            shown = daemon.snapshot(s)
+            assert "blocked by steadyhand: rule metadata" in shown and "ami-id" not in shown
+            daemon.call("back", session=s)
+            assert "Free credits" in daemon.snapshot(s), name
+        framed = daemon.call("navigate", url=f"{hostile}/framed", session=s)
+        assert framed["blocked"] == [
+            {"host": "169.254.169.254", "rule": "metadata", "subject": "169.254.169.254"}
+        ]
+        assert "outer page" in daemon.snapshot(s)
+        refused(daemon, "metadata", "navigate", url="http://169.254.169.254/", session=s)
+        blocked = daemon.call("policy", session=s)["blocked"]
+        assert {b["rule"] for b in blocked} == {"metadata"} and len(blocked) >= 5
+        daemon.call("close", session=s)
+        assert app.process.poll() is None, "closing the session leaves the application running"
+    finally:
+        app.kill()

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from steadyhand.act.watchdog import SCAN_JS
 from steadyhand.act.watchdog_patterns import compile_patterns, patterns_for
+from steadyhand.engine.tab_cdp import tab_cdp
 from steadyhand.snapshot.page_model import MODEL, MODEL_OF_E
 
 if TYPE_CHECKING:
@@ -198,7 +198,6 @@ _KEYS = {  # key, code, Windows virtual key code
     "Shift": ("Shift", "ShiftLeft", 16),
 }
 
-_SESSIONS: weakref.WeakKeyDictionary[Page, CDPSession | None] = weakref.WeakKeyDictionary()
 _tokens = itertools.count(1)
 
 
@@ -217,19 +216,6 @@ class Aimed:
     scan: dict[str, Any] | None = None  # the watchdog's scan, when the check ran it
     keys: bool = False  # the page handles key events on the element (a fill must send keys)
     secret: bool = True  # the field may hold a secret (not known to hold ordinary text)
-
-
-async def input_session(page: Page) -> CDPSession | None:
-    """The tab's CDP session for input, made once; None where the browser gives none (an
-    attached browser that refuses it): the caller then uses Playwright's path."""
-    if page in _SESSIONS:
-        return _SESSIONS[page]
-    try:
-        session: CDPSession | None = await page.context.new_cdp_session(page)
-    except PlaywrightError:
-        session = None
-    _SESSIONS[page] = session
-    return session
 
 
 async def aim(
@@ -360,7 +346,7 @@ async def own_aim(
         return None
     specs = compile_patterns(patterns_for(settings.watchdog_patterns)) if sweep else None
     with clock.stage("check"):
-        session = await input_session(act.tab.page)
+        session = await tab_cdp(act.tab.page)
         at = await aim(target.handle, x=x, y=y, edit=edit, specs=specs) if session else None
         if sweep and (at is None or at.scan is None):  # the check stopped before the scan
             await act.sweep(target)

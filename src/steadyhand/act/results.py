@@ -35,6 +35,9 @@ class NavigationResult(PageResult):
     status: int | None = Field(None, description="HTTP status of the main document")
     navigated: bool = True
     snapshot: str | None = Field(None, description="the page's interactive view, if asked for")
+    history: str | None = Field(
+        None, description="how back went in a tab restored after a crash (its own history gone)"
+    )
 
 
 class ActionResult(PageResult):

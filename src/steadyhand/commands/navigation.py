@@ -14,6 +14,7 @@ from steadyhand.commands.table import Params, Result, TabParams, command, positi
 from steadyhand.engine import playwright_errors
 from steadyhand.engine.emulation import given as emulation_given
 from steadyhand.engine.endpoints import cdp_url
+from steadyhand.engine.history import RestoredHistory, ours, where
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import url_refusal
 from steadyhand.engine.session import Session, Tab
@@ -193,6 +194,13 @@ async def _complete(tab: Tab) -> bool:
 
 
 async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -> NavigationResult:
+    if step == "back":
+        now = await where(tab.page)
+        if now is not None and tab.restored is not None and now.index <= tab.restored.floor:
+            return await back_past_restore(call, tab, tab.restored)
+        if now is not None and not any(ours(url) for url in now.urls[: now.index]):
+            # Only the tab's blank start (or a restore's seed page) is behind: no page.
+            return await navigation_result(tab, None, navigated=False)
     before = tab.page.url
     move = tab.page.go_back if step == "back" else tab.page.go_forward
     # Committed, then the document complete: a page restored from the back-forward cache
@@ -201,6 +209,23 @@ async def history_step(call: Call, tab: Tab, step: Literal["back", "forward"]) -
     if not await _complete(tab):  # a page still loading: its load event comes
         await tab.page.wait_for_load_state("load", timeout=call.remaining_ms())
     return await navigation_result(tab, response, tab.page.url != before or response is not None)
+
+
+async def back_past_restore(call: Call, tab: Tab, restored: RestoredHistory) -> NavigationResult:
+    """`back` from the page a crash recovery restored: the browser's history before it is
+    gone (only the blank and seed pages are behind it), so the checkpoint's is used."""
+    if not restored.back:
+        done = await navigation_result(tab, None, navigated=False)
+        done.history = "restored after a crash: no page before this one was saved"
+        return done
+    url = restored.back[-1]
+    response = await tab.page.goto(url, wait_until="load", timeout=call.remaining_ms())
+    now = await where(tab.page)
+    if now is not None:  # the page loaded is the new floor; what is left is behind it
+        tab.restored = RestoredHistory(now.index, restored.back[:-1])
+    done = await navigation_result(tab, response)
+    done.history = "restored after a crash: back loaded the page saved before this one"
+    return done
 
 
 @command("back", timeout="long", changes_page=True)

@@ -233,7 +233,7 @@ async def route(call: Call, params: RouteParams) -> RoutesResult:
 
 def _own(session: Session) -> Session:
     """The session, unless it is attached to a running application: its requests are the
-    application's (and no navigation policy watches them), not steadyhand's to answer."""
+    application's (the navigation guard checks them), not steadyhand's to answer."""
     if session.attached is not None:
         raise _bad(
             f"session {session.name!r} is attached to a running application: its requests "

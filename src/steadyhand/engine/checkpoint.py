@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine.history import SEED_PATH, back_stack, restored_history
 from steadyhand.engine.session import Session
 from steadyhand.errors import first_line
 
@@ -32,9 +33,8 @@ FILL_STORAGE_JS = """([local, session]) => {
   for (const [key, value] of Object.entries(local)) localStorage.setItem(key, value);
   for (const [key, value] of Object.entries(session)) sessionStorage.setItem(key, value);
 }"""
-# Served (by route, never fetched) at a tab's origin to write its storage before the
-# real page loads, so a page that reads sessionStorage on load finds it.
-SEED_PATH = "/__steadyhand_restore__"
+# SEED_PATH: served (by route, never fetched) at a tab's origin to write its storage before
+# the real page loads, so a page that reads sessionStorage on load finds it.
 SEED_PAGE = "<!doctype html><title>restoring</title>"
 
 
@@ -58,7 +58,11 @@ async def capture(session: Session, viewport: dict[str, int]) -> dict[str, Any]:
         if origin_of(page.url) and not tab.events.dialog_info():
             with contextlib.suppress(PlaywrightError):
                 items = await page.evaluate(SESSION_STORAGE_JS)
-        tabs.append({"id": tab.id, "url": page.url, "session_storage": items})
+        back = await back_stack(page, tab.restored)
+        tabs.append(
+            {"id": tab.id, "url": page.url, "session_storage": items}
+            | ({"back": back} if back else {})
+        )
     return (
         {
             "tabs": tabs,
@@ -141,6 +145,7 @@ async def restore_tabs(
                 await seed_storage(page, origin, mine, items)
             if url != "about:blank":
                 await page.goto(url, wait_until="load", timeout=timeout_ms)
+            tab.restored = await restored_history(page, list(saved.get("back") or []))
         except PlaywrightError as exc:
             return f"tab {tab.id}: {url} did not load again ({first_line(exc)})", False
         return f"{tab.id} {url}", True

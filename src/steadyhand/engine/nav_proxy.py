@@ -95,6 +95,19 @@ class NavProxy:
     def refused_since(self, since: float) -> list[Blocked]:
         return [b for b in self.refusals if b.at >= since]
 
+    async def refusal_for(
+        self, host: str, port: int, what: str
+    ) -> tuple[Refusal | None, list[str]]:
+        """The policy's and the approval gate's answer for a connection to `host`: the
+        refusal (noted), or the addresses it may be reached at."""
+        refusal, addresses = await self.check(host, port)
+        if refusal is None and self.gate is not None:
+            why = await self.gate(host)
+            refusal = None if why is None else Refusal("approval", f"{host}: {why}")
+        if refusal is not None:
+            self.note_refusal(host, refusal, what)
+        return refusal, addresses
+
     async def check(self, host: str, port: int) -> tuple[Refusal | None, list[str]]:
         """The host's refusal, or the addresses it may be reached at (all checked)."""
         policy = self.policy
@@ -129,13 +142,9 @@ class NavProxy:
         method, target, version = line.decode("latin-1").split(" ", 2)
         tunnel = method.upper() == "CONNECT"
         host, port, path = _target(target, tunnel)
-        refusal, addresses = await self.check(host, port)
-        if refusal is None and self.gate is not None:
-            why = await self.gate(host)
-            refusal = None if why is None else Refusal("approval", f"{host}: {why}")
+        refusal, addresses = await self.refusal_for(host, port, f"connection to port {port} of")
         if refusal is not None:
-            self.note_refusal(host, refusal, f"connection to port {port} of")
-            await _answer(writer, 403, f"blocked by steadyhand: rule {refusal.rule}")
+            await _answer(writer, 403, refused_text(refusal))
             return
         upstream = await _connect(addresses, port)
         if upstream is None:  # the browser sees a failed connection, as it would directly
@@ -247,14 +256,27 @@ async def _copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
         await sink.drain()
 
 
+def refused_text(refusal: Refusal) -> str:
+    """What a refused page shows (and `policy_denied` is told apart by)."""
+    return f"blocked by steadyhand: rule {refusal.rule}"
+
+
+def page_of(status: int, text: str) -> bytes:
+    """The small HTML page the proxy (or the guard) answers with instead of the site's."""
+    return f"<!doctype html><title>{REASONS[status]}</title><p>{text}</p>\n".encode()
+
+
+REASONS = {
+    400: "Bad Request",
+    403: "Forbidden",
+    407: "Proxy Authentication Required",
+    502: "Bad Gateway",
+}
+
+
 async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:
-    reason = {
-        400: "Bad Request",
-        403: "Forbidden",
-        407: "Proxy Authentication Required",
-        502: "Bad Gateway",
-    }[status]
-    body = f"<!doctype html><title>{reason}</title><p>{text}</p>\n".encode()
+    reason = REASONS[status]
+    body = page_of(status, text)
     challenge = 'Proxy-Authenticate: Basic realm="steadyhand"\r\n' if status == 407 else ""
     head = (
         f"HTTP/1.1 {status} {reason}\r\n{challenge}Content-Type: text/html; charset=utf-8\r\n"

@@ -19,6 +19,7 @@ from steadyhand.engine.browsers import Browsers
 from steadyhand.engine.checkpoint import storage_state
 from steadyhand.engine.emulation import context_options
 from steadyhand.engine.endpoints import LOCAL, address_towards
+from steadyhand.engine.nav_guard import NavGuard
 from steadyhand.engine.nav_policy import NavPolicy
 from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.page_events import named_as_artifacts, named_in
@@ -188,12 +189,18 @@ class SessionOpener:
                     "is the application still running with its --remote-debugging-port?",
                 ) from exc
             context = browser.contexts[0]
+            # No proxy reaches the app's own context: its requests are checked as routed.
+            proxy = NavProxy(NavPolicy.from_settings(self.settings))
+            if self.connection_gate is not None:
+                proxy.gate = functools.partial(self.connection_gate, name)
+            await NavGuard(proxy).install(context)
             session = Session(
                 name,
                 context,
                 download_path=named_as_artifacts(self.settings.artifacts_dir, name),
                 dialog_policy=self.settings.dialogs,
                 attached=endpoint,
+                proxy=proxy,
             )
             for page in context.pages:
                 session.adopt(page)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
+from steadyhand.engine.history import RestoredHistory
 from steadyhand.engine.nav_proxy import NavProxy
 from steadyhand.engine.net_control import NetControl
 from steadyhand.engine.page_events import PageEvents, named_in
@@ -48,6 +49,8 @@ class Tab:
     # Main-frame documents (document_id) a named secret was typed into: `evaluate` could read
     # it back transformed past the masking, so it is refused there (steadyhand/vault.py).
     secret_documents: set[str] = field(default_factory=set)
+    # Restored from a checkpoint: the history it had before (engine/history.py).
+    restored: RestoredHistory | None = None
 
     async def document_id(self) -> str:
         """Identity of the main-frame document now loaded (changes on every navigation)."""

@@ -24,6 +24,7 @@ from steadyhand.call import Call
 from steadyhand.commands import COMMANDS, Command
 from steadyhand.commands.table import validated
 from steadyhand.engine import playwright_errors
+from steadyhand.engine.history import where
 from steadyhand.engine.nav_proxy import Blocked
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
@@ -115,7 +116,7 @@ async def execute(
                 f"{command.name} did not finish within its {timeout_ms} ms deadline",
                 TIMEOUT_HINT,
             ) from exc
-        data = await _with_notes(runtime, call, result.model_dump(mode="json"))
+        data = await _with_notes(runtime, command, call, result.model_dump(mode="json"))
     except Exception as exc:
         failure = exc
         if isinstance(exc, SteadyhandError):
@@ -237,7 +238,9 @@ def changes_page(name: str) -> bool:
     return command is not None and command.changes_page
 
 
-async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dict[str, Any]:
+async def _with_notes(
+    runtime: Runtime, command: Command, call: Call, data: dict[str, Any]
+) -> dict[str, Any]:
     """The result with what else happened to the call: the approval it waited for, a
     recovery or restore of its session, connections held for a person's approval,
     connections the navigation policy refused (`policy_denied` when one of them was a
@@ -245,7 +248,15 @@ async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dic
     if call.approval is not None:
         data["approval"] = {"id": call.approval.id, "waited_ms": call.approval.waited_ms}
     if await _report_recovery(runtime, call):
-        data["recovered"] = call.outcome.recovered
+        recovered = call.outcome.recovered or {}
+        if call.outcome.undone and (command.changes_page or command.acts):
+            # It ran on the page the crash took; the restore put the checkpoint's back.
+            recovered["lost"] = [
+                *recovered.get("lost", []),
+                f"this {command.name}: it ran before the crash, and the restore from "
+                "the checkpoint undid what it did to the page (redo it if still wanted)",
+            ]
+        data["recovered"] = recovered
     if call.outcome.restored is not None:
         data["restored"] = call.outcome.restored
     held = runtime.approvals.holding(call.session_name)
@@ -254,7 +265,7 @@ async def _with_notes(runtime: Runtime, call: Call, data: dict[str, Any]) -> dic
     blocked = refused_during(call)
     if blocked:
         data["blocked"] = [b.shown() for b in blocked]
-        raise_if_tab_blocked(call, blocked)
+        await raise_if_tab_blocked(call, blocked)
     return data
 
 
@@ -266,17 +277,24 @@ def refused_during(call: Call) -> list[Blocked]:
     return session.proxy.refused_since(call.started)
 
 
-def raise_if_tab_blocked(call: Call, blocked: list[Blocked]) -> None:
+async def raise_if_tab_blocked(call: Call, blocked: list[Blocked]) -> None:
     """`policy_denied` when what the command did loaded a refused page in one of the
     session's tabs (a link, a redirect, a form, a script or a popup led there): the tab
-    shows steadyhand's refusal page instead."""
+    shows steadyhand's refusal page instead, or for https (a refused tunnel) Chromium's
+    error page, whose history entry keeps the URL it was going to."""
     session = call.session_used
     assert session is not None
     for tab in list(session.tabs.values()):
-        host = urlsplit(tab.page.url).hostname if not tab.page.is_closed() else None
+        if tab.page.is_closed():
+            continue
+        url = tab.page.url
+        if url.startswith("chrome-error://"):
+            now = await where(tab.page)
+            url = now.urls[now.index] if now is not None and now.urls else url
+        host = urlsplit(url).hostname
         hit = next((b for b in blocked if host and b.host == host), None)
         if hit is not None:
-            error = hit.refusal.error(f"{tab.id} going to {tab.page.url}")
+            error = hit.refusal.error(f"{tab.id} going to {url}")
             error.hint += f"; {tab.id} shows the refusal page (`back` leaves it)"
             error.data |= {"tab": tab.id, "blocked": [b.shown() for b in blocked]}
             raise error
@@ -345,6 +363,9 @@ async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> A
     its checkpoint restored it (refs from before are stale there, and say so), and its
     result reports the recovery.
     """
+    # The handler's own use of the session is what a recovery can undo (call.session():
+    # the gate and the restore before it used the session too).
+    before, call.session_used = call.session_used, None
     try:
         return await command.handler(call, params)
     except (PlaywrightError, SteadyhandError) as exc:
@@ -356,6 +377,9 @@ async def _run(runtime: Runtime, command: Command, call: Call, params: Any) -> A
         log.warning(
             "%s ran into the crash of session %s; running it again", command.name, session.name
         )
+    finally:
+        if call.session_used is None:
+            call.session_used = before
     call.restart()
     await call.session()  # waits for the recovery
     return await command.handler(call, params)
