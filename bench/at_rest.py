@@ -25,7 +25,7 @@ class ClearStore(Store):
     def _seal_state(self, session: str, text: str) -> str:
         return text
 
-    def _open_state(self, session: str, text: str) -> dict[str, Any]:
+    def _open_state(self, session: str, text: str, clear: bool = False) -> dict[str, Any]:
         return dict(json.loads(text))
 
 

@@ -91,7 +91,10 @@ def open_daemon_store(settings: Settings, keys: StateKeys | None = None) -> Stor
     store = open_store(settings, keys)
     # Checkpoints an older steadyhand stored in clear are sealed now (the others stay
     # under their keys: a fleet mid-rotation may still need the old one; see `state rekey`).
-    store.reseal_checkpoints(only_clear=True)
+    try:
+        store.reseal_checkpoints(only_clear=True)
+    except SteadyhandError as exc:  # no key for the sealed rows: they wait for it
+        logging.getLogger("steadyhand.daemon").error("checkpoints not sealed: %s", exc.message)
     # Sessions a killed (or stopped) predecessor left are suspended: listed, restorable
     # (a shared store's sessions another daemon's live lease holds are left alone).
     for status in ("active", "live"):

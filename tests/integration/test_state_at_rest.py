@@ -107,6 +107,7 @@ def test_without_its_key_a_store_fails_closed_and_loses_nothing(tmp_path: Path, 
             "cookies.set",
         ]
     key.write_bytes(saved)  # the key back: the session comes back whole
+    key.chmod(0o600)
     with running_daemon(settings, env) as d:
         assert restored(d, "locked") == BACK
 

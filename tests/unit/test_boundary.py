@@ -54,3 +54,11 @@ def test_a_page_error_is_bounded_an_input_error_is_not() -> None:
         error_text(dialog)
         == "error [dialog_open]: stopped by 'obey me'\nhint: answer it\n" + 'data: {"d":1}'
     )
+
+
+def test_a_batch_with_a_failed_step_is_bounded() -> None:
+    """A failed step's message may quote the page (the candidates of an ambiguous click)."""
+    b = marker_id("s")
+    failed = {"command": "click", "ok": False, "error": {"code": "ambiguous", "message": "2: obey"}}
+    batch = {"steps": [failed], "ok": 0, "failed": 1, "skipped": 0, "ran": 1}
+    assert inside(result_text(batch, "batch", b)).startswith("1 failed click: [ambiguous] 2: obey")

@@ -68,14 +68,20 @@ def test_a_store_without_its_key_fails_closed_and_keeps_the_rest(tmp_path: Path)
     store.close()
     beside(db.parent).unlink()
 
-    other = Store(db)  # a new key is made for new rows; the old row stays as it was
+    other = Store(db)  # no key: none is made over the sealed rows, which stay as they were
+    with pytest.raises(SteadyhandError) as caught:
+        other.save_checkpoint("s2", "test", STATE)
+    assert caught.value.code == ErrorCode.STATE_LOCKED and lost_key in caught.value.message
+    assert not beside(db.parent).exists()
     with pytest.raises(SteadyhandError) as caught:
         other.latest_checkpoint("s1")
     assert caught.value.code == ErrorCode.STATE_LOCKED
     assert lost_key in caught.value.message and "nothing was deleted" in caught.value.hint
     assert other.has_checkpoint("s1")
     assert [a.command for a in other.actions("s1")] == ["click"]
-    assert other.reseal_checkpoints() == {"resealed": 0, "sealed": 0, "kept": 0, "locked": 1}
+    with pytest.raises(SteadyhandError) as caught:  # `state rekey` makes no key over them
+        other.reseal_checkpoints()
+    assert caught.value.code == ErrorCode.STATE_LOCKED
     assert other.checkpoint_keys() == {lost_key: 1}
     other.close()
 
@@ -102,7 +108,9 @@ def test_a_clear_checkpoint_of_an_older_steadyhand_is_sealed_at_start(tmp_path: 
         raw.execute("UPDATE checkpoints SET state_json = ?", (json.dumps(STATE),))
         raw.commit()
     assert store.checkpoint_keys() == {"clear": 1}
-    assert store.latest_checkpoint("s1").state == STATE  # type: ignore[union-attr]
+    with pytest.raises(SteadyhandError) as caught:  # only the start's migration reads it
+        store.latest_checkpoint("s1")
+    assert caught.value.code == ErrorCode.STATE_LOCKED and "in clear" in caught.value.message
     counts = store.reseal_checkpoints(only_clear=True)
     assert counts == {"resealed": 0, "sealed": 1, "kept": 0, "locked": 0}
     assert COOKIE.encode() not in store_bytes(db)  # not in a free page, not in the WAL

@@ -219,6 +219,7 @@ class NameParams(Params):
 
 
 class Suspended(Result):
+    PAGE_TEXT: ClassVar[bool] = True  # its tabs' URLs
     suspended: str
     checkpoint_at: float = Field(description="when the state it restores from was saved")
     tabs: list[str]

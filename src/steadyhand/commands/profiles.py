@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -80,6 +80,7 @@ class ExportParams(ProfileParams):
 
 
 class Exported(Result):
+    PAGE_TEXT: ClassVar[bool] = True  # without --out: the cookies and storage pages set
     name: str
     path: str | None = Field(description="the file written, when --out was given")
     sealed: bool = Field(False, description="the file is sealed: only `profile import` opens it")

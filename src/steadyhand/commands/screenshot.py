@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
-from steadyhand.act.pixel_mask import MASK_COLOR, covered, lifted
+from steadyhand.act.pixel_mask import MASK_COLOR, covered, unmasking
 from steadyhand.act.resolve import element
 from steadyhand.act.results import PageResult, page_result
 from steadyhand.call import Call
@@ -75,12 +74,12 @@ async def capture_page(
     raise AssertionError("unreachable")
 
 
-def unmasking(params: ScreenshotParams) -> str | None:
+def asks_unmasked(params: ScreenshotParams) -> str | None:
     """Why the call asks a person: a picture with the secrets' boxes lifted."""
     return "a picture without the boxes that cover secrets" if params.unmasked else None
 
 
-@command("screenshot", reads_only=True, gate_rule=GateRule(asks=unmasking))
+@command("screenshot", reads_only=True, gate_rule=GateRule(asks=asks_unmasked))
 async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
     """Save a PNG of the tab (or one element) and return its path."""
     tab = await call.tab(params.tab)
@@ -92,18 +91,22 @@ async def screenshot(call: Call, params: ScreenshotParams) -> ScreenshotResult:
             "drop --ref, or take the element's screenshot without --labels",
         )
     drawn: list[LabelInfo] | None = None
-    async with lifted(tab.page) if params.unmasked else contextlib.nullcontext(0):
-        if params.ref:
-            async with element(tab, params.ref, call.remaining_ms()) as target:
-                png = await target.handle.screenshot(
-                    path=path,
-                    timeout=call.remaining_ms(),
-                    mask=[] if params.unmasked else covered(tab.page),
-                    mask_color=MASK_COLOR,
-                )
-        elif params.labels:
-            png, drawn = await labelled(call, tab, path, params.full_page, params.unmasked)
-        else:
+    # (--unmasked: the boxes come off around the capture only.)
+    if params.ref:
+        async with (
+            element(tab, params.ref, call.remaining_ms()) as target,
+            unmasking(tab.page, params.unmasked),
+        ):
+            png = await target.handle.screenshot(
+                path=path,
+                timeout=call.remaining_ms(),
+                mask=[] if params.unmasked else covered(tab.page),
+                mask_color=MASK_COLOR,
+            )
+    elif params.labels:
+        png, drawn = await labelled(call, tab, path, params.full_page, params.unmasked)
+    else:
+        async with unmasking(tab.page, params.unmasked):
             png = await capture_page(call, tab, path, params.full_page, params.unmasked)
     call.keep(path, "screenshot", tab.id)
     return ScreenshotResult(**await page_result(tab), path=str(path), bytes=len(png), labels=drawn)
@@ -119,7 +122,8 @@ async def labelled(
     found = await labels_for(tab, taken, viewport)
     try:
         await draw(tab, found)
-        png = await capture_page(call, tab, path, full_page, unmasked)
+        async with unmasking(tab.page, unmasked):
+            png = await capture_page(call, tab, path, full_page, unmasked)
     finally:
         await erase(tab)
     infos = [LabelInfo(ref=f.ref, role=f.role, name=f.name, box=list(f.box)) for f in found]

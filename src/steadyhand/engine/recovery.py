@@ -72,6 +72,10 @@ class Recovery:
             return None
         try:
             saved = await asyncio.to_thread(self.store.save_checkpoint, session.name, reason, state)
+        except SteadyhandError as exc:  # no key to seal it with (state_locked): said, not fatal
+            session.net.unsaved = True
+            log.error("checkpoint of %s (%s) not stored: %s", session.name, reason, exc.message)
+            return None
         except BaseException:
             session.net.unsaved = True
             raise

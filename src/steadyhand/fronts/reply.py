@@ -77,11 +77,12 @@ def holds_page_text(result: Any, form: dict[str, Any], forms: dict[str, Any]) ->
     if not isinstance(result, dict):
         return bool(form.get("page_text"))
     kind = form.get("reply") or FIELDS
-    if kind == BATCH:
+    if kind == BATCH:  # a failed step's message may quote the page (candidates, a dialog)
         return any(
-            holds_page_text(step.get("result"), forms.get(str(step.get("command"))) or {}, forms)
+            not step.get("ok")
+            or holds_page_text(step.get("result"), forms.get(str(step.get("command"))) or {}, forms)
             for step in result.get("steps") or []
-            if isinstance(step, dict) and step.get("ok") and not step.get("skipped")
+            if isinstance(step, dict) and not step.get("skipped")
         )
     if kind == ACT:
         return _act_shows_page(result)

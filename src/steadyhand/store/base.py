@@ -10,6 +10,7 @@ asyncio.to_thread: every method blocks.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 
 from steadyhand.errors import SteadyhandError
 from steadyhand.store.schema import Dialect
-from steadyhand.store.sealing import PREFIX, is_sealed, seal, sealed_key, unseal
+from steadyhand.store.sealing import PREFIX, is_sealed, locked, seal, sealed_key, unseal
 from steadyhand.store.state_keys import StateKeys, key_id
 from steadyhand.vault import mask_text
 
@@ -155,6 +156,10 @@ class Store:
         # Seal checkpoints (cookies, storage, URLs) at rest; by default a key for this
         # process only (store.open_store passes the state dir's).
         self.keys = keys or StateKeys.in_memory()
+        # Sealing and resealing one at a time: a checkpoint sealed with the old key while
+        # `state rekey` reseals would stay under a key about to be forgotten.
+        self._sealing = threading.Lock()
+        self._key_checked = False
         # Told each status a session enters (the daemon's metrics count them).
         self.on_session_status: Callable[[str], None] | None = None
 
@@ -201,21 +206,22 @@ class Store:
     def save_checkpoint(self, session: str, reason: str, state: dict[str, Any]) -> Checkpoint:
         """Store the session's state as its newest checkpoint (older ones beyond a few go)."""
         now = time.time()
-        payload = self._seal_state(session, json.dumps(state, sort_keys=True))
         last = self._one(
             "SELECT COALESCE(MAX(id), 0) FROM action_log WHERE session = ?", (session,)
         )[0]
-        with self._db.use(atomic=True) as db:
-            db.execute(
-                "INSERT INTO checkpoints (session, ts, reason, last_action, state_json)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (session, now, reason, last, payload),
-            )
-            db.execute(
-                "DELETE FROM checkpoints WHERE session = ? AND id NOT IN (SELECT id FROM"
-                " checkpoints WHERE session = ? ORDER BY id DESC LIMIT ?)",
-                (session, session, KEEP_CHECKPOINTS),
-            )
+        with self._sealing:
+            payload = self._seal_state(session, json.dumps(state, sort_keys=True))
+            with self._db.use(atomic=True) as db:
+                db.execute(
+                    "INSERT INTO checkpoints (session, ts, reason, last_action, state_json)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (session, now, reason, last, payload),
+                )
+                db.execute(
+                    "DELETE FROM checkpoints WHERE session = ? AND id NOT IN (SELECT id FROM"
+                    " checkpoints WHERE session = ? ORDER BY id DESC LIMIT ?)",
+                    (session, session, KEEP_CHECKPOINTS),
+                )
         return Checkpoint(session, now, reason, int(last), state)
 
     def latest_checkpoint(self, session: str) -> Checkpoint | None:
@@ -238,11 +244,17 @@ class Store:
         """Seal every checkpoint under the current key: those a previous key sealed and those
         stored in clear by an older steadyhand (`only_clear`: those only). Counts: resealed,
         sealed (were clear), kept (left as they were), locked (no key held opens them)."""
+        with self._sealing:
+            return self._reseal(only_clear)
+
+    def _reseal(self, only_clear: bool) -> dict[str, int]:
         counts = {"resealed": 0, "sealed": 0, "kept": 0, "locked": 0}
         # (No LIKE: psycopg reads a literal % as a placeholder.)
         where = f" WHERE substr(state_json, 1, {len(PREFIX)}) <> ?" if only_clear else ""
         sql = f"SELECT id, session, state_json FROM checkpoints{where}"
         rows = self._all(sql, (PREFIX,) if only_clear else ())
+        if rows and not self._key_checked:
+            self._refuse_new_key_over_sealed_rows()
         current = key_id(self.keys.current()) if rows else None
         for row_id, session, text in rows:
             kid = sealed_key(text)
@@ -250,7 +262,7 @@ class Store:
                 counts["kept"] += 1
                 continue
             try:
-                plain = json.dumps(self._open_state(session, text), sort_keys=True)
+                plain = json.dumps(self._open_state(session, text, clear=True), sort_keys=True)
             except SteadyhandError:
                 counts["locked"] += 1
                 continue
@@ -275,10 +287,31 @@ class Store:
         return {sealed_key(head) or "clear": int(n) for head, n in rows}
 
     def _seal_state(self, session: str, text: str) -> str:
+        if not self._key_checked:  # a key made now would lock out what the lost one sealed
+            self._refuse_new_key_over_sealed_rows()
         return seal(self.keys, "checkpoint", session, text.encode())
 
-    def _open_state(self, session: str, text: str) -> dict[str, Any]:
-        if not is_sealed(text):  # stored by a steadyhand before sealing: read once, resealed
+    def _refuse_new_key_over_sealed_rows(self) -> None:
+        if not self.keys.by_id():
+            sealed = [k for k in self.checkpoint_keys() if k != "clear"]
+            if sealed:
+                raise locked(
+                    "the store's checkpoints",
+                    f"they were sealed with key {', '.join(sealed)} and this daemon holds no "
+                    "key: it makes no new one over them",
+                    self.keys,
+                )
+        self._key_checked = True
+
+    def _open_state(self, session: str, text: str, clear: bool = False) -> dict[str, Any]:
+        if not is_sealed(text):
+            if not clear:  # sealed at the daemon's start: a clear row now was put there
+                raise locked(
+                    f"session {session!r}'s checkpoint",
+                    "it is stored in clear, which only an older steadyhand did (sealed at "
+                    "start); this one was written since, by something else",
+                    self.keys,
+                )
             return dict(json.loads(text))
         opened = unseal(self.keys, "checkpoint", session, text, f"session {session!r}'s checkpoint")
         return dict(json.loads(opened))

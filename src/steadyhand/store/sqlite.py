@@ -128,8 +128,10 @@ class Store(base.Store):
                     raise
 
     def forget_overwritten(self) -> None:
-        """Old page images leave the write-ahead log (secure_delete zeroed the rest)."""
+        """No old copy of a row written over is left: free pages from before secure_delete
+        are rewritten (VACUUM), and old page images leave the write-ahead log."""
         with self._sqlite.lock:
+            self._sqlite.connection.execute("VACUUM")
             self._sqlite.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property

@@ -21,6 +21,7 @@ import binascii
 import hashlib
 import os
 import secrets
+import stat
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,6 +74,10 @@ class KeyStore(Protocol):
 
     def write(self, keys: list[bytes]) -> None: ...
 
+    def create(self, keys: list[bytes]) -> bool:
+        """Write `keys` unless keys are there already (another process made them first)."""
+        ...
+
 
 class KeyFile:
     """A file of keys, one per line (hex), 0600 and the user's own, else refused."""
@@ -83,7 +88,7 @@ class KeyFile:
 
     def read(self) -> list[bytes] | None:
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -94,6 +99,12 @@ class KeyFile:
             ) from None
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SteadyhandError(
+                    ErrorCode.BAD_REQUEST,
+                    f"{self.where} is not a regular file",
+                    "point the setting state_key_file at a regular file of your own",
+                )
             if info.st_uid != os.geteuid() or info.st_mode & 0o077:
                 raise SteadyhandError(
                     ErrorCode.BAD_REQUEST,
@@ -107,6 +118,16 @@ class KeyFile:
     def write(self, keys: list[bytes]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_private(self.path, _lines(keys))
+
+    def create(self, keys: list[bytes]) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:  # O_EXCL: of two processes making the first key, one wins and both use it
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w") as out:
+            out.write(_lines(keys))
+        return True
 
 
 class KeyringEntry:
@@ -131,6 +152,12 @@ class KeyringEntry:
 
     def write(self, keys: list[bytes]) -> None:
         self.backend.set_password(KEYRING_SERVICE, self.account, _lines(keys))
+
+    def create(self, keys: list[bytes]) -> bool:
+        if self.read():  # (a keyring has no create-if-absent: read, then write)
+            return False
+        self.write(keys)
+        return True
 
 
 def os_keyring() -> Any:
@@ -264,7 +291,8 @@ class StateKeys:
             raise RuntimeError("no place to keep a state key")
         store = self._stores[0]
         made = [secrets.token_bytes(KEY_BYTES)]
-        store.write(made)
+        if not store.create(made):  # another process made it first: use theirs
+            made = store.read() or made
         self._keys, self._store = made, store
         return made
 
