@@ -119,7 +119,9 @@ class NavGuard:
                 await route.fallback()
             elif request.is_navigation_request():
                 # The frame commits the refusal page at that URL: nothing to load again.
-                self._sent(request.frame, request.url)
+                # (A popup's first request comes before Playwright knows its frame.)
+                with contextlib.suppress(PlaywrightError):
+                    self._sent(request.frame, request.url)
                 body = page_of(403, refused_text(refused))
                 await route.fulfill(status=403, content_type="text/html; charset=utf-8", body=body)
             else:
