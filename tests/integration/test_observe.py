@@ -203,6 +203,7 @@ def test_playwright_trace_zip_holds_the_actions(observed: Daemon, site: str) -> 
     observed.call("snapshot", session=s)
     observed.call("close", session=s)
     (kept,) = (observed.settings.artifacts_dir / s).glob("*-trace-at-close.zip")
+    assert kept.stat().st_mode & 0o777 == 0o600
     with zipfile.ZipFile(kept) as archive:
         assert "trace.trace" in archive.namelist()
 

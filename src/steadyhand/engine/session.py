@@ -24,6 +24,7 @@ from steadyhand.engine.page_events import PageEvents, named_in
 from steadyhand.engine.page_log import PageLog, attach_page_log
 from steadyhand.engine.recording import TabRecording
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.vault import mask_zip
 
 log = logging.getLogger("steadyhand.session")
 
@@ -256,6 +257,9 @@ class Session:
             path = self.unsaved_trace_path()
             try:
                 await self.context.tracing.stop(path=path)
+                # As `trace stop` keeps one: the user's alone, typed secrets masked.
+                await asyncio.to_thread(path.chmod, 0o600)
+                await asyncio.to_thread(mask_zip, path)
                 log.info("session %s closed while tracing; trace saved to %s", self.name, path)
             except PlaywrightError as exc:
                 log.warning("session %s: its trace could not be saved: %s", self.name, exc)
