@@ -13,21 +13,26 @@ import json
 import time
 
 from steadyhand.fronts.boundary import bounded, escape
+from steadyhand.fronts.page_text import empty as _empty
+from steadyhand.fronts.page_text import holds_page_text
+from steadyhand.fronts.reply_kinds import (
+    ACT,
+    BATCH,
+    DESKTOP_ACT,
+    EVALUATED,
+    FIELDS,
+    NO_CHANGES,
+    TEXT_BLOCKS,
+    WINDOW,
+)
 
 TYPE_CHECKING = False  # see errors.py
 if TYPE_CHECKING:
     from typing import Any
 
-# How a result is written (wire.Result.REPLY, the table's `reply` in cli_spec.json).
-FIELDS, ACT, BATCH, DESKTOP_ACT, WINDOW, EVALUATED = (
-    *("fields", "act", "batch"),
-    *("desktop_act", "window", "evaluated"),
-)
-TEXT_BLOCKS = ("snapshot", "text")  # kinds whose field of that name is the reply's text
 # What happened to the session before the command ran: said even above a snapshot.
 NOTES = ("restored", "recovered", "approval", "held", "blocked")
 PAGE_KEYS = ("tab", "title", "url")
-NO_CHANGES = "# no changes since the last snapshot"
 EPOCH_KEYS = frozenset({"at", "ts", "since", "last_probe"})
 YEAR_2001 = 1e9  # a number under an epoch key that is smaller is not a time (a sequence no.)
 DAY_S = 86400
@@ -69,56 +74,6 @@ def render(
     if holds_page_text(result, form or {}, forms or {}):
         return bounded(text, boundary)
     return escape(text)
-
-
-def holds_page_text(result: Any, form: dict[str, Any], forms: dict[str, Any]) -> bool:
-    """Whether the reply shows text a page (or an application) wrote: its command's result
-    may (`page_text`), and for an act, it shows more than steadyhand's own status line."""
-    if not isinstance(result, dict):
-        return bool(form.get("page_text"))
-    kind = form.get("reply") or FIELDS
-    if kind == BATCH:  # a failed step's message may quote the page (candidates, a dialog)
-        return any(
-            not step.get("ok")
-            or holds_page_text(step.get("result"), forms.get(str(step.get("command"))) or {}, forms)
-            for step in result.get("steps") or []
-            if isinstance(step, dict) and not step.get("skipped")
-        )
-    if kind == ACT:
-        return _act_shows_page(result)
-    return bool(form.get("page_text"))
-
-
-# What an act's status line says of steadyhand's own (the rest came from the page).
-ACT_OWN = frozenset(
-    {"ok", "action", "ref", "duration_ms", "retries", "reresolved", "artifacts", "timing"}
-    | {"route", "dom_changed", "tab", "navigated", "url", "title"}
-)
-
-
-def _act_shows_page(result: dict[str, Any]) -> bool:
-    if result.get("navigated") and (result.get("title") or result.get("url")):
-        return True
-    for key, value in result.items():
-        if key in ACT_OWN or _empty(value) or (key == "changes" and value == NO_CHANGES):
-            continue
-        if key == "data" and isinstance(value, dict):
-            # Flags and counts are the act's own; a string read back is the page's.
-            if any(_strings(v) for k, v in value.items() if v != result.get("ref")):
-                return True
-            continue
-        return True
-    return False
-
-
-def _strings(value: Any) -> bool:
-    if isinstance(value, str):
-        return bool(value)
-    if isinstance(value, dict):
-        return any(_strings(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_strings(v) for v in value)
-    return False
 
 
 def _render(result: Any, form: dict[str, Any], clock: float, forms: dict[str, Any]) -> str:
@@ -165,10 +120,6 @@ def _text_block(result: dict[str, Any], clock: float, block: str) -> str | None:
 
 def _page_header(result: dict[str, Any]) -> str:
     return "# " + " · ".join(str(result.get(k) or "-") for k in PAGE_KEYS)
-
-
-def _empty(value: Any) -> bool:
-    return value is None or value in ("", [], {})
 
 
 def _shown(result: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:

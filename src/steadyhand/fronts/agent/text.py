@@ -18,6 +18,7 @@ from steadyhand.errors import SteadyhandError
 from steadyhand.fronts import reply
 from steadyhand.fronts.boundary import bounded, escape
 from steadyhand.fronts.cli.spec import result_defaults
+from steadyhand.fronts.reply_kinds import BATCH
 
 
 def result_text(data: Any, command: str | None = None, boundary: str | None = None) -> str:
@@ -25,7 +26,7 @@ def result_text(data: Any, command: str | None = None, boundary: str | None = No
     `boundary`: the marker id page text goes between, fronts/boundary.py)."""
     forms = command_forms()
     form = forms.get(command or "")
-    batch = (form or {}).get("reply") == reply.BATCH
+    batch = (form or {}).get("reply") == BATCH
     return reply.render(data, form, forms=forms if batch else None, boundary=boundary)
 
 

@@ -27,6 +27,7 @@ from steadyhand.fronts import reply
 from steadyhand.fronts.boundary import for_cli
 from steadyhand.fronts.cli.errors import report_error
 from steadyhand.fronts.cli.progress import ProgressLine
+from steadyhand.fronts.reply_kinds import BATCH
 from steadyhand.processes import wait_exit
 from steadyhand.snapshot.lookup import split_field
 
@@ -478,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
 def step_forms(spec: Spec, command: Spec) -> dict[str, Any] | None:
     """Every command's entry by name, for a batch's reply: how each step's result is
     written (None for other commands)."""
-    if command.get("reply") != reply.BATCH:
+    if command.get("reply") != BATCH:
         return None
     return {c["name"]: c for c in spec["commands"]}
 
