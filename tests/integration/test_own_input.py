@@ -56,20 +56,21 @@ def test_modifiers_and_click_count_reach_the_page(daemon: Daemon, site: str) -> 
     assert "shiftKey altKey x2" in daemon.snapshot(s)
 
 
-def test_an_element_out_of_view_is_scrolled_to_and_clicked(daemon: Daemon, site: str) -> None:
-    s = "own-far"
+@pytest.mark.parametrize(
+    ("button", "route", "shown"),
+    [
+        ("Far below", "cdp", "far clicked"),  # out of view: scrolled to, then clicked
+        ("Framed", "playwright: frame", "framed clicked"),  # Playwright's path, said so
+    ],
+)
+def test_a_click_goes_by_its_route_and_reaches_the_page(
+    daemon: Daemon, site: str, button: str, route: str, shown: str
+) -> None:
+    s = f"own-{button.split(maxsplit=1)[0].lower()}"
     page = opened(daemon, site, s)
-    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Far below"))
-    assert done["route"] == "cdp", done
-    assert "far clicked" in daemon.snapshot(s)
-
-
-def test_a_framed_element_takes_playwrights_path_and_says_so(daemon: Daemon, site: str) -> None:
-    s = "own-frame"
-    page = opened(daemon, site, s)
-    done = daemon.call("click", session=s, ref=find_ref(page, "button", "Framed"))
-    assert done["route"] == "playwright: frame", done
-    assert "framed clicked" in daemon.snapshot(s)
+    done = daemon.call("click", session=s, ref=find_ref(page, "button", button))
+    assert done["route"] == route, done
+    assert shown in daemon.snapshot(s)
 
 
 def test_a_field_under_a_cover_in_a_button_is_not_clicked(daemon: Daemon, site: str) -> None:
