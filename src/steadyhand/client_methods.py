@@ -329,6 +329,7 @@ class AsyncCommands:
             all: bool = ...,
             fresh: bool = ...,
             window: str | None = ...,
+            walk: bool = ...,
         ) -> DesktopSnapshotResult:
             """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
 
@@ -1445,6 +1446,7 @@ class SyncCommands:
             all: bool = ...,
             fresh: bool = ...,
             window: str | None = ...,
+            walk: bool = ...,
         ) -> DesktopSnapshotResult:
             """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
 

@@ -70,10 +70,12 @@ class DesktopSnapshotParams(Params):
     window: str | None = Field(
         None, description="only this top-level window (its id, from `desktop windows`)"
     )
+    walk: bool = Field(False, description="read object by object (slower; to compare)")
 
 
 class DesktopSnapshotResult(Result):
     PAGE_TEXT: ClassVar[bool] = True
+    NOT_FOR_THE_MODEL: ClassVar[frozenset[str]] = frozenset({"read"})
     REPLY: ClassVar[str] = "snapshot"
     snapshot: str = Field(description="the tree as text; act on elements by their [ref=dN]")
     cached: list[int] = Field(
@@ -81,15 +83,29 @@ class DesktopSnapshotResult(Result):
         description="pids of applications whose last walk was reused: no AT-SPI event of "
         "them and no desktop action since, within desktop_cache_ms",
     )
+    read: dict[str, str] = Field(
+        default_factory=dict,
+        description="how each application's tree was had, by pid: cache, bulk (pipelined "
+        "D-Bus calls), bulk p2p (over the application's own socket) or walk",
+    )
 
 
 @command("desktop.snapshot", in_browser=False, reads_only=True, caps="desktop")
 async def desktop_snapshot(call: Call, params: DesktopSnapshotParams) -> DesktopSnapshotResult:
     """The desktop applications' accessibility tree as text; act by their [ref=dN]."""
-    text, cached = await call.runtime.desktop.snapshot(
-        params.app, params.all, call.deadline, params.fresh, params.window
+    text, how = await call.runtime.desktop.snapshot(
+        params.app,
+        params.all,
+        call.deadline,
+        fresh=params.fresh,
+        window=params.window,
+        walk_only=params.walk,
     )
-    return DesktopSnapshotResult(snapshot=text, cached=cached)
+    return DesktopSnapshotResult(
+        snapshot=text,
+        cached=[pid for pid, had in how.items() if had == "cache"],
+        read={str(pid): had for pid, had in how.items()},
+    )
 
 
 class DesktopRefParams(Params):

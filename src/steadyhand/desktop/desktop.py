@@ -7,6 +7,7 @@ no action) and is verified through the tree where the tree can show the effect.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ from playwright.async_api import Playwright
 
 from steadyhand.desktop import procs, see, xinput, xwindows
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
+from steadyhand.desktop.bulk import BulkReader, BulkUnsupported
 from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router
@@ -24,6 +26,7 @@ from steadyhand.desktop.transport import Target, Want
 from steadyhand.desktop.tree import (
     DesktopRefs,
     Node,
+    ObjectGone,
     ancestor,
     applications,
     render,
@@ -33,9 +36,11 @@ from steadyhand.desktop.tree import (
 from steadyhand.desktop.via_atspi import AtspiTransport
 from steadyhand.desktop.via_cdp import CdpTransport
 from steadyhand.desktop.via_xinput import XInputTransport
-from steadyhand.desktop.worker import CALL_TIMEOUT_MS, AtspiWorker
+from steadyhand.desktop.worker import CALL_TIMEOUT_MS, MARGIN_S, AtspiWorker
 from steadyhand.errors import ErrorCode, SteadyhandError
 
+log = logging.getLogger(__name__)
+Listed = tuple[str, int, Any]  # an application's name, pid, and its bus name or libatspi object
 NO_ANSWER_S = CALL_TIMEOUT_MS / 1000 * 0.8  # an answer this late came from libatspi's timeout
 WHOLE_WINDOWS = ("frame", "window", "dialog")  # not boxed: their box is the whole window
 DESKTOP_REF = re.compile(r"d[0-9]+")
@@ -56,6 +61,7 @@ class Desktop:
         self.events = DesktopEvents(self.worker)
         self.cache_s = max(0, cache_ms) / 1000
         self._walks: dict[int, Walked] = {}  # pid -> its last walk
+        self.bulk = BulkReader() if BulkReader.available() else None
         self.cdp = CdpTransport(playwright)
         self.router = Router(
             self.worker,
@@ -73,24 +79,29 @@ class Desktop:
         app: str | None,
         everything: bool,
         deadline: float,
+        *,
         fresh: bool = False,
         window: str | None = None,
-    ) -> tuple[str, list[int]]:
-        """The tree as text (of every app, one app, or one top-level window), and the pids
-        whose last walk was reused (cached)."""
+        walk_only: bool = False,
+    ) -> tuple[str, dict[int, str]]:
+        """The tree as text (of every app, one app, or one top-level window), and how each
+        application's tree was had: `cache` (its last read reused), `bulk`, `bulk p2p` or
+        `walk` (bulk.py, tree.walk)."""
         reuse = await self._cache_usable(deadline, fresh)
+        shown: xwindows.WindowFacts | None = None
+        if window is not None:
+            shown = await self.worker.run(
+                lambda _: xwindows.find(xwindows.parse_id(window))[1], deadline, "finding it"
+            )
+            app = _pid_of(shown)
+        roots, how = await self._trees(app, deadline, reuse, walk_only)
 
-        def work(limit: Deadline) -> tuple[str, list[int]]:
+        def work(_: Deadline) -> str:
             screen = xinput.screen_size()
-            if window is None:
-                roots, cached = self._walk(app, limit, reuse)
-            else:
-                shown = xwindows.find(xwindows.parse_id(window))[1]
-                roots, cached = self._walk(_pid_of(shown), limit, reuse)
-                roots = [_frame_of(roots[0], shown)]
-            return "\n".join(render(r, screen, everything) for r in roots), cached
+            chosen = roots if shown is None else [_frame_of(roots[0], shown)]
+            return "\n".join(render(r, screen, everything) for r in chosen)
 
-        return await self.worker.run(work, deadline, "desktop snapshot")
+        return await self.worker.run(work, deadline, "desktop snapshot"), how
 
     async def _cache_usable(self, deadline: float, fresh: bool) -> bool:
         """Whether a walk may be reused: caching is on, and the event bus listens and has
@@ -186,10 +197,12 @@ class Desktop:
         """Choose a menu item by its path (`File > Save`) in an application's menu bar."""
         names = [" ".join(part.split()) for part in path.split(">") if part.strip()]
 
-        def work(limit: Deadline) -> str:
+        roots = (await self._trees(app, deadline))[0]
+
+        def work(_: Deadline) -> str:
             found: Node | None = None
             tops: list[str] = []
-            for root in self._walk(app, limit)[0]:
+            for root in roots:
                 for bar in _all(root, "menu bar"):
                     tops += [c.facts.name for c in bar.children]
                     found = found or _follow(bar, names)
@@ -211,12 +224,14 @@ class Desktop:
     ) -> tuple[bytes, list[tuple[str, Box]]]:
         """The screen as PNG bytes, and the refs boxed on it (with `annotate`)."""
 
-        def work(limit: Deadline) -> tuple[bytes, list[tuple[str, Box]]]:
+        roots = (await self._trees(app, deadline))[0] if annotate else []
+
+        def work(_: Deadline) -> tuple[bytes, list[tuple[str, Box]]]:
             boxes: list[tuple[str, Box]] = []
             if annotate:
                 screen = xinput.screen_size()
                 stack = xwindows.stacking()
-                for root in self._walk(app, limit)[0]:
+                for root in roots:
                     boxes += [
                         (n.ref, n.facts.box)
                         for n in _shown(root, screen)
@@ -246,47 +261,83 @@ class Desktop:
         finally:
             self.changed()  # keys reach whichever application has the focus
 
-    def _apps(self, app: str | None) -> list[tuple[str, int, Any]]:
-        found = [a for a in applications() if app is None or a[0] == app or str(a[1]) == app]
-        if not found:
+    async def _listed(self, app: str | None, deadline: float, bulk: bool) -> list[Listed]:
+        """The applications (or the one named by name or pid), each with what reads it: its
+        bus name for a bulk read, its libatspi object for a walk."""
+        found: list[Listed] | None = None
+        if bulk and self.bulk is not None:
+            try:
+                found = list(await self.bulk.applications(deadline - MARGIN_S))
+            except BulkUnsupported as exc:  # the walk's worker says what is missing
+                log.info("desktop: no bulk reads: %s", exc)
+        if found is None:
+            found = await self.worker.run(lambda _: applications(), deadline, "listing apps")
+        chosen = [a for a in found if app is None or a[0] == app or str(a[1]) == app]
+        if not chosen:
             raise SteadyhandError(
                 ErrorCode.NOT_FOUND,
                 f"no application named {app!r} on the accessibility bus",
                 "`desktop apps` lists them; an app started just now may need a moment",
             )
-        return found
+        return chosen
 
-    def _walk(
-        self, app: str | None, limit: Deadline, reuse: bool = False
-    ) -> tuple[list[Node], list[int]]:
+    async def _trees(
+        self, app: str | None, deadline: float, reuse: bool = False, walk_only: bool = False
+    ) -> tuple[list[Node], dict[int, str]]:
         """Each application's tree (or the one named), its refs handed out; with `reuse`,
-        an application's last walk while it is fresh. Also the pids reused."""
-        roots, reused = [], []
-        for _name, pid, obj in self._apps(app):
+        an application's last read while it is fresh. Also how each was had."""
+        roots: list[Node] = []
+        how: dict[int, str] = {}
+        read: list[Node] = []
+        for _name, pid, handle in await self._listed(app, deadline, not walk_only):
             last = self._walks.get(pid)
-            now = time.monotonic()
             if (
                 reuse
                 and last is not None
-                and now - last.at < self.cache_s
+                and time.monotonic() - last.at < self.cache_s
                 and self.events.generation(pid) == last.generation
             ):
                 roots.append(last.root)
-                reused.append(pid)
+                how[pid] = "cache"
                 continue
-            generation = self.events.generation(pid)  # before: what changes during the walk counts
-            root = walk(obj, pid, limit)
-            self.refs.assign(root, whole_app=True)
+            generation = self.events.generation(pid)  # before: what changes during the read counts
+            root, how[pid] = await self._read(handle, pid, deadline)
             self._walks[pid] = Walked(root, generation, time.monotonic())  # its age: from its end
             roots.append(root)
-        return roots, reused
+            read.append(root)
+
+        def assign(_: Deadline) -> None:
+            for root in read:
+                self.refs.assign(root, whole_app=True)
+
+        await self.worker.run(assign, deadline, "handing out refs")
+        return roots, how
+
+    async def _read(self, handle: Any, pid: int, deadline: float) -> tuple[Node, str]:
+        """One application's tree: in bulk by its bus name, else walked (an application
+        whose root does not answer the bulk calls, too)."""
+        if isinstance(handle, str) and self.bulk is not None:
+            try:
+                return await self.bulk.read(handle, pid, deadline - MARGIN_S)
+            except BulkUnsupported as exc:
+                log.info("desktop: walking pid %d: %s", pid, exc)
+                listed = await self._listed(str(pid), deadline, bulk=False)
+                handle = listed[0][2]
+        root = await self.worker.run(
+            lambda limit: walk(handle, pid, limit), deadline, "reading the accessibility tree"
+        )
+        return root, "walk"
 
     def _live(self, ref: str) -> tuple[Node, Facts]:
         """The ref's object, read now. A gone object's ref is tombstoned; a hung
         application's answers `timeout` (its objects may come back)."""
         node = self.refs.node(ref)
         started = time.monotonic()
-        role = attempt(node.obj.get_role_name, "")
+        try:
+            obj = node.obj
+        except ObjectGone:
+            raise self.refs.forget(ref) from None
+        role = attempt(obj.get_role_name, "")
         if not role and time.monotonic() - started > NO_ANSWER_S:
             # libatspi gives up on a hung application with an empty answer, as it answers
             # for a gone object: only the wait tells them apart.
@@ -296,7 +347,7 @@ class Desktop:
         ended = node.facts.pid > 0 and not procs.alive(node.facts.pid)
         if not role or role == "invalid" or ended:
             raise self.refs.forget(ref)
-        return node, read(node.obj, node.facts.pid)
+        return node, read(obj, node.facts.pid)
 
 
 def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:

@@ -24,14 +24,45 @@ Key = tuple[int, str]  # (pid, object path)
 @dataclass
 class Node:
     facts: Facts
-    obj: Any
+    handle: Any  # its libatspi object; None (a bulk read) until an action needs it
     children: list[Node] = field(default_factory=list)
     ref: str | None = None
     parent: Node | None = field(default=None, repr=False, compare=False)
+    index: int = 0  # its place among its parent's children, when read
 
     @property
     def key(self) -> Key:
         return (self.facts.pid, self.facts.path)
+
+    @property
+    def obj(self) -> Any:
+        """Its libatspi object (on the AT-SPI thread): found from its parent's by its place
+        (or its path, when its siblings moved); `ObjectGone` when it is not there."""
+        if self.handle is None:
+            self.handle = _locate(self)
+        return self.handle
+
+
+class ObjectGone(Exception):
+    """An object read earlier is not in its application's tree any more."""
+
+
+def _locate(node: Node) -> Any:
+    path = node.facts.path
+    if node.parent is None:
+        found = [obj for _name, pid, obj in applications() if pid == node.facts.pid]
+        if not found:
+            raise ObjectGone(path)
+        return found[0]
+    parent = node.parent.obj
+    guess = attempt(lambda: parent.get_child_at_index(node.index))
+    if guess is not None and attempt(lambda: guess.path) == path:
+        return guess
+    for i in range(int(attempt(parent.get_child_count, 0) or 0)):
+        child = attempt(lambda i=i: parent.get_child_at_index(i))
+        if child is not None and attempt(lambda c=child: c.path) == path:
+            return child
+    raise ObjectGone(path)
 
 
 def applications() -> list[tuple[str, int, Any]]:
@@ -65,7 +96,7 @@ def walk(obj: Any, pid: int, deadline: Deadline, limit: int = MAX_NODES) -> Node
                 continue
             if child is None:
                 continue
-            kid = Node(read(child, pid, deadline), child, parent=node)
+            kid = Node(read(child, pid, deadline), child, parent=node, index=i)
             node.children.append(kid)
             pending.append(kid)
             seen += 1
