@@ -339,6 +339,7 @@ class AsyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Click (press, toggle) a desktop element: its accessible action, else a real click."""
 
@@ -349,6 +350,7 @@ class AsyncCommands:
             text: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Set a desktop text field's text; verified by reading it back."""
 
@@ -359,6 +361,7 @@ class AsyncCommands:
             value: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Select an option of a desktop combo box or list by name; verified."""
 
@@ -368,6 +371,7 @@ class AsyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Give a desktop element the keyboard focus; verified by its focused state."""
 
@@ -377,6 +381,7 @@ class AsyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             dy: int = ...,
             dx: int = ...,
         ) -> DesktopActed:
@@ -389,6 +394,7 @@ class AsyncCommands:
             to: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Drag a desktop element (press, move, release: X input) to a ref, point or offset."""
 
@@ -398,6 +404,7 @@ class AsyncCommands:
             path: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             app: str | None = ...,
         ) -> DesktopActed:
             """Choose a menu item by its path in an application's menu bar ('File > Save')."""
@@ -408,6 +415,7 @@ class AsyncCommands:
             keys: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             ref: str | None = ...,
         ) -> DesktopPressed:
             """Press a key combination on the desktop (X input), on an element when given."""
@@ -1456,6 +1464,7 @@ class SyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Click (press, toggle) a desktop element: its accessible action, else a real click."""
 
@@ -1466,6 +1475,7 @@ class SyncCommands:
             text: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Set a desktop text field's text; verified by reading it back."""
 
@@ -1476,6 +1486,7 @@ class SyncCommands:
             value: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Select an option of a desktop combo box or list by name; verified."""
 
@@ -1485,6 +1496,7 @@ class SyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Give a desktop element the keyboard focus; verified by its focused state."""
 
@@ -1494,6 +1506,7 @@ class SyncCommands:
             ref: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             dy: int = ...,
             dx: int = ...,
         ) -> DesktopActed:
@@ -1506,6 +1519,7 @@ class SyncCommands:
             to: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
         ) -> DesktopActed:
             """Drag a desktop element (press, move, release: X input) to a ref, point or offset."""
 
@@ -1515,6 +1529,7 @@ class SyncCommands:
             path: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             app: str | None = ...,
         ) -> DesktopActed:
             """Choose a menu item by its path in an application's menu bar ('File > Save')."""
@@ -1525,6 +1540,7 @@ class SyncCommands:
             keys: str,
             session: str = ...,
             timeout: str | None = ...,
+            allow_noop: bool = ...,
             ref: str | None = ...,
         ) -> DesktopPressed:
             """Press a key combination on the desktop (X input), on an element when given."""

@@ -37,6 +37,8 @@ DESKTOP_EVENT_KINDS = (
     "value.changed",
     "text.changed",
     "state.changed",
+    "selection.changed",
+    "caret.moved",
     "app.started",
     "app.exited",
 )

@@ -28,7 +28,7 @@ GRID_COLUMNS = 10
 Say = Callable[[str], None]
 
 
-def build(nodes: int) -> Gtk.Window:
+def build(nodes: int, effects: bool = False) -> Gtk.Window:
     window = Gtk.Window(title="GTK form")
     window.set_default_size(600, 460 if nodes else 300)
     window.connect("destroy", Gtk.main_quit)
@@ -80,6 +80,8 @@ def build(nodes: int) -> Gtk.Window:
     form.attach(size, 1, 2, 1, 1)
 
     form.attach(click_pad(say), 0, 3, 3, 1)
+    if effects:
+        effect_row(form, 4)
     box.pack_start(status, False, False, 4)
     if nodes:
         box.pack_start(item_grid(nodes, say), True, True, 0)
@@ -130,6 +132,28 @@ def click_pad(say: Say) -> Gtk.EventBox:
     return pad
 
 
+def effect_row(form: Gtk.Grid, row: int) -> None:
+    """Nothing (a button without a handler), Send (disabled), Code (upper-cases its text),
+    PIN (a password field)."""
+    nothing = Gtk.Button(label="Nothing")
+    form.attach(nothing, 0, row, 1, 1)
+    send = Gtk.Button(label="Send")
+    send.set_sensitive(False)
+    form.attach(send, 1, row, 1, 1)
+    code = Gtk.Entry()
+    code.get_accessible().set_name("Code")
+
+    def upper(entry: Gtk.Entry) -> None:
+        if entry.get_text() != entry.get_text().upper():
+            entry.set_text(entry.get_text().upper())
+
+    code.connect("changed", upper)
+    form.attach(code, 0, row + 1, 2, 1)
+    pin = Gtk.Entry(visibility=False)
+    pin.get_accessible().set_name("PIN")
+    form.attach(pin, 2, row + 1, 1, 1)
+
+
 def item_grid(count: int, say: Say) -> Gtk.ScrolledWindow:
     grid = Gtk.Grid(column_spacing=4, row_spacing=4)
     for i in range(count):
@@ -143,8 +167,8 @@ def item_grid(count: int, say: Say) -> Gtk.ScrolledWindow:
 
 
 def main(argv: list[str]) -> int:
-    nodes, x, y = parse(argv, __doc__, at="0,0")
-    window = build(nodes)
+    nodes, x, y, effects = parse(argv, __doc__, at="0,0")
+    window = build(nodes, effects)
     window.move(x, y)
     window.show_all()
     Gtk.main()

@@ -53,7 +53,7 @@ class ClickPad(QWidget):
         painter.end()
 
 
-def build(nodes: int) -> QWidget:
+def build(nodes: int, effects: bool = False) -> QWidget:
     window = QWidget()
     window.setWindowTitle("Qt form")
     window.setObjectName("qt_form")
@@ -94,11 +94,35 @@ def build(nodes: int) -> QWidget:
     form.addWidget(size, 2, 1)
 
     form.addWidget(ClickPad(lambda n: status.setText(f"clicks {n}")), 3, 0, 1, 3)
+    if effects:
+        effect_row(form, 4)
     layout.addWidget(status)
     if nodes:
         layout.addWidget(item_grid(nodes, status))
     window.resize(600, 460 if nodes else 300)
     return window
+
+
+def effect_row(form: QGridLayout, row: int) -> None:
+    """Nothing (a button without a handler), Send (disabled), Code (upper-cases its text),
+    PIN (a password field)."""
+    form.addWidget(QPushButton("Nothing"), row, 0)
+    send = QPushButton("Send")
+    send.setEnabled(False)
+    form.addWidget(send, row, 1)
+    code = QLineEdit()
+    code.setAccessibleName("Code")
+
+    def upper(text: str) -> None:
+        if text != text.upper():
+            code.setText(text.upper())
+
+    code.textChanged.connect(upper)
+    form.addWidget(code, row + 1, 0, 1, 2)
+    pin = QLineEdit()
+    pin.setAccessibleName("PIN")
+    pin.setEchoMode(QLineEdit.EchoMode.Password)
+    form.addWidget(pin, row + 1, 2)
 
 
 def item_grid(count: int, status: QLabel) -> QScrollArea:
@@ -115,10 +139,10 @@ def item_grid(count: int, status: QLabel) -> QScrollArea:
 
 
 def main(argv: list[str]) -> int:
-    nodes, x, y = parse(argv, __doc__, at="640,0")
+    nodes, x, y, effects = parse(argv, __doc__, at="640,0")
     app = QApplication(sys.argv[:1])
     app.setApplicationName("qt6_form")
-    window = build(nodes)
+    window = build(nodes, effects)
     window.move(x, y)
     window.show()
     return app.exec()

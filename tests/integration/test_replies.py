@@ -601,13 +601,17 @@ def test_desktop_replies(desktop_daemon: Daemon, site: str) -> None:
         name, greet = ref_of(page, "text", "Name"), ref_of(page, "push button", "Greet")
         size, pad = ref_of(page, "combo box", "Size"), ref_of(page, "panel", "Click pad")
         t("desktop", "type", name, "Ada", vary=unfocused)
-        t("desktop", "click", greet)
+        # Which events an action sets off varies with timing: their kinds are not golden.
+        changed = (
+            (r"the application changed: [a-z.]+(?:, [a-z.]+)*", "the application changed: <kinds>"),
+        )
+        t("desktop", "click", greet, vary=changed)
         t("desktop", "select", size, "Large")
         t("desktop", "focus", name)
-        t("desktop", "press", "ctrl+a", "--ref", name)
-        t("desktop", "menu", "File > Save", "--app", str(pid))
+        t("desktop", "press", "ctrl+a", "--ref", name, vary=changed)
+        t("desktop", "menu", "File > Save", "--app", str(pid), vary=changed)
         t("desktop", "scroll", ref_of(page, "push button", "Item 1"), "--dy", "5")
-        t("desktop", "drag", pad, "+60,+0")
+        t("desktop", "drag", pad, "+60,+0", vary=changed)
         t(
             "desktop",
             "see",

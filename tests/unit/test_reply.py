@@ -268,9 +268,11 @@ def test_a_scroll_says_where_it_went_or_that_it_could_not() -> None:
 
 def test_a_desktop_action_is_one_line_too() -> None:
     done = {"ref": "d14", "transport": "xinput", "action": "drag", "verified": False}
+    done |= {"effect": "partial", "evidence": "the screen changed; the tree said nothing"}
     done |= {"tried": ["atspi: skipped"], "role": "panel", "name": "Pad", "states": ["visible"]}
     assert reply(done | {"value": None}, kind="desktop_act") == (
-        'drag d14 panel "Pad" · via xinput · not verified · tried: atspi: skipped · states: visible'
+        'drag d14 panel "Pad" · via xinput · partial: the screen changed; the tree said nothing'
+        " · tried: atspi: skipped · states: visible"
     )
 
 

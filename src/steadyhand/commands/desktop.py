@@ -112,16 +112,33 @@ class DesktopRefParams(Params):
     ref: str = positional("a desktop ref from `desktop snapshot` (d7)")
 
 
+class NoopParams(Params):
+    allow_noop: bool = Field(False, description="succeed even if nothing changes")
+
+
+class DesktopActParams(DesktopRefParams, NoopParams):
+    pass
+
+
+EFFECT = (
+    "how it is known to have worked: confirmed (read back, or the app's tree changed), "
+    "partial (something changed, not as asked), unverifiable, suspected_noop (nothing "
+    "changed; only with --allow-noop)"
+)
+
+
 class DesktopActed(Result):
     PAGE_TEXT: ClassVar[bool] = True
     REPLY: ClassVar[str] = "desktop_act"
     ref: str
     transport: str = Field(
-        description="what acted: atspi (the element's own interfaces), cdp (a Chromium or "
+        description="the route: atspi (the element's own interfaces), cdp (a Chromium or "
         "Electron app's page, through its debugging port) or xinput (real pointer and keys)"
     )
     action: str
-    verified: bool = Field(description="the tree showed the effect (state, text, scroll)")
+    effect: str = Field(description=EFFECT)
+    evidence: str = Field(description="what showed the effect")
+    verified: bool = Field(description="the effect is confirmed")
     tried: list[str] = Field(
         default_factory=list, description="transports tried before it, and what they said"
     )
@@ -137,6 +154,8 @@ def acted_result(done: Acted) -> DesktopActed:
         ref=done.ref,
         transport=done.transport,
         action=done.action,
+        effect=done.effect,
+        evidence=done.evidence,
         verified=done.verified,
         role=after.role,
         name=after.name,
@@ -147,12 +166,18 @@ def acted_result(done: Acted) -> DesktopActed:
 
 
 @command("desktop.click", in_browser=False, acts=True, caps="desktop")
-async def desktop_click(call: Call, params: DesktopRefParams) -> DesktopActed:
+async def desktop_click(call: Call, params: DesktopActParams) -> DesktopActed:
     """Click (press, toggle) a desktop element: its accessible action, else a real click."""
-    return acted_result(await call.runtime.desktop.act(params.ref, Want("click"), call.deadline))
+    return acted_result(await _act(call, params, Want("click")))
 
 
-class DesktopTypeParams(DesktopRefParams):
+async def _act(call: Call, params: DesktopActParams, want: Want) -> Acted:
+    return await call.runtime.desktop.act(
+        params.ref, want, call.deadline, allow_noop=params.allow_noop
+    )
+
+
+class DesktopTypeParams(DesktopActParams):
     text: str = positional(
         "the text the field should hold; {{secret:NAME}} in it types the secret NAME (one "
         "without domains: a desktop field has no host)",
@@ -164,33 +189,30 @@ class DesktopTypeParams(DesktopRefParams):
 async def desktop_type(call: Call, params: DesktopTypeParams) -> DesktopActed:
     """Set a desktop text field's text; verified by reading it back."""
     text = call.runtime.secrets.expand(params.text, None, f"desktop field {params.ref}")
-    done = await call.runtime.desktop.act(params.ref, Want("type", text=text), call.deadline)
+    done = await _act(call, params, Want("type", text=text))
     roles = {done.before.role, done.after.role}
     if ("" not in roles and "password text" not in roles) or only_references(params.text):
         call.reveal("text")  # an ordinary field, read as such (or only secrets' names)
     return acted_result(done)
 
 
-class DesktopSelectParams(DesktopRefParams):
+class DesktopSelectParams(DesktopActParams):
     value: str = positional("the option's name")
 
 
 @command("desktop.select", in_browser=False, acts=True, caps="desktop")
 async def desktop_select(call: Call, params: DesktopSelectParams) -> DesktopActed:
     """Select an option of a desktop combo box or list by name; verified."""
-    done = await call.runtime.desktop.act(
-        params.ref, Want("select", value=params.value), call.deadline
-    )
-    return acted_result(done)
+    return acted_result(await _act(call, params, Want("select", value=params.value)))
 
 
 @command("desktop.focus", in_browser=False, acts=True, caps="desktop")
-async def desktop_focus(call: Call, params: DesktopRefParams) -> DesktopActed:
+async def desktop_focus(call: Call, params: DesktopActParams) -> DesktopActed:
     """Give a desktop element the keyboard focus; verified by its focused state."""
-    return acted_result(await call.runtime.desktop.act(params.ref, Want("focus"), call.deadline))
+    return acted_result(await _act(call, params, Want("focus")))
 
 
-class DesktopScrollParams(DesktopRefParams):
+class DesktopScrollParams(DesktopActParams):
     dy: int = Field(3, description="wheel steps down (negative: up)")
     dx: int = Field(0, description="wheel steps right (negative: left)")
 
@@ -202,21 +224,23 @@ async def desktop_scroll(call: Call, params: DesktopScrollParams) -> DesktopActe
         raise SteadyhandError(
             ErrorCode.BAD_REQUEST, "scroll by 0 steps", "give --dy N (down) or --dx N (right)"
         )
-    want = Want("scroll", dx=params.dx, dy=params.dy)
-    return acted_result(await call.runtime.desktop.act(params.ref, want, call.deadline))
+    return acted_result(await _act(call, params, Want("scroll", dx=params.dx, dy=params.dy)))
 
 
-class DesktopDragParams(DesktopRefParams):
+class DesktopDragParams(DesktopActParams):
     to: str = positional("where to drop: a desktop ref, a screen point 400,300, or +DX,+DY")
 
 
 @command("desktop.drag", in_browser=False, acts=True, caps="desktop")
 async def desktop_drag(call: Call, params: DesktopDragParams) -> DesktopActed:
     """Drag a desktop element (press, move, release: X input) to a ref, point or offset."""
-    return acted_result(await call.runtime.desktop.drag(params.ref, params.to, call.deadline))
+    done = await call.runtime.desktop.drag(
+        params.ref, params.to, call.deadline, allow_noop=params.allow_noop
+    )
+    return acted_result(done)
 
 
-class DesktopMenuParams(Params):
+class DesktopMenuParams(NoopParams):
     path: str = positional("the menu item's path, levels separated by >: 'File > Save'")
     app: str | None = Field(None, description="the application (its name or pid)")
 
@@ -224,10 +248,13 @@ class DesktopMenuParams(Params):
 @command("desktop.menu", in_browser=False, acts=True, caps="desktop")
 async def desktop_menu(call: Call, params: DesktopMenuParams) -> DesktopActed:
     """Choose a menu item by its path in an application's menu bar ('File > Save')."""
-    return acted_result(await call.runtime.desktop.menu(params.path, params.app, call.deadline))
+    done = await call.runtime.desktop.menu(
+        params.path, params.app, call.deadline, allow_noop=params.allow_noop
+    )
+    return acted_result(done)
 
 
-class DesktopPressParams(Params):
+class DesktopPressParams(NoopParams):
     keys: str = positional("a key or combination: Return, ctrl+s, alt+F4, shift+Tab")
     ref: str | None = Field(None, description="focus this desktop element first")
 
@@ -235,13 +262,17 @@ class DesktopPressParams(Params):
 class DesktopPressed(Result):
     keys: str
     transport: str = Field(description="xinput: keys are pressed on the X display")
+    effect: str = Field(description=EFFECT)
+    evidence: str = Field(description="what showed the effect")
 
 
 @command("desktop.press", in_browser=False, acts=True, caps="desktop")
 async def desktop_press(call: Call, params: DesktopPressParams) -> DesktopPressed:
     """Press a key combination on the desktop (X input), on an element when given."""
-    transport = await call.runtime.desktop.press(params.keys, params.ref, call.deadline)
-    return DesktopPressed(keys=params.keys, transport=transport)
+    route, effect, evidence = await call.runtime.desktop.press(
+        params.keys, params.ref, call.deadline, allow_noop=params.allow_noop
+    )
+    return DesktopPressed(keys=params.keys, transport=route, effect=effect, evidence=evidence)
 
 
 class DesktopSeeParams(Params):

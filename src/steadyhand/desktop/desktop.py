@@ -20,8 +20,9 @@ from steadyhand.desktop import procs, see, xinput, xwindows
 from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.bulk import BulkReader, BulkUnsupported
 from steadyhand.desktop.deadline import Deadline, timed_out
+from steadyhand.desktop.effects import Watcher, top_level, window_of
 from steadyhand.desktop.events import DesktopEvents
-from steadyhand.desktop.router import Acted, Router
+from steadyhand.desktop.router import Acted, Router, judge
 from steadyhand.desktop.transport import Target, Want
 from steadyhand.desktop.tree import (
     DesktopRefs,
@@ -41,6 +42,10 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 log = logging.getLogger(__name__)
 Listed = tuple[str, int, Any]  # an application's name, pid, and its bus name or libatspi object
+# Keys whose combination with another is a shortcut: its effect may lie where nothing is
+# watched (the clipboard, a file), so nothing seen is `unverifiable`, not a no-op.
+SHORTCUTS = frozenset({"ctrl", "control", "alt", "super", "meta", "win"})
+FOCUS_S = 0.5  # how long `press --ref` waits for its element to say it has the focus
 NO_ANSWER_S = CALL_TIMEOUT_MS / 1000 * 0.8  # an answer this late came from libatspi's timeout
 WHOLE_WINDOWS = ("frame", "window", "dialog")  # not boxed: their box is the whole window
 DESKTOP_REF = re.compile(r"d[0-9]+")
@@ -63,9 +68,11 @@ class Desktop:
         self._walks: dict[int, Walked] = {}  # pid -> its last walk
         self.bulk = BulkReader() if BulkReader.available() else None
         self.cdp = CdpTransport(playwright)
+        self.watcher = Watcher(self.events, self.worker)
         self.router = Router(
             self.worker,
             [AtspiTransport(self.worker), self.cdp, XInputTransport(self.worker)],
+            self.watcher,
         )
 
     async def apps(self, deadline: float) -> list[dict[str, Any]]:
@@ -131,21 +138,23 @@ class Desktop:
                 found.append({"name": transport.name, "ok": False, "error": str(exc)})
         return found
 
-    async def act(self, ref: str, want: Want, deadline: float) -> Acted:
+    async def act(
+        self, ref: str, want: Want, deadline: float, *, allow_noop: bool = False
+    ) -> Acted:
         """Do `want` to the ref's element through the best transport that can (router)."""
         target = await self.worker.run(lambda _: self._target(ref), deadline, f"finding {ref}")
         if target.web is not None:
             target.cdp = await self.cdp.endpoint(target.facts.pid)
         try:
-            return await self.router.act(target, want, deadline)
+            return await self.router.act(target, want, deadline, allow_noop=allow_noop)
         finally:  # a drop may land in another application
             self.changed(None if want.kind == "drag" else target.facts.pid)
 
-    async def drag(self, ref: str, to: str, deadline: float) -> Acted:
+    async def drag(self, ref: str, to: str, deadline: float, *, allow_noop: bool = False) -> Acted:
         """Drag the ref's element to another ref's centre, a screen point `X,Y`, or by an
         offset `+DX,-DY` (signed numbers: relative to where the drag starts)."""
         point = await self.worker.run(lambda _: self._point(ref, to), deadline, "drag target")
-        return await self.act(ref, Want("drag", to=point), deadline)
+        return await self.act(ref, Want("drag", to=point), deadline, allow_noop=allow_noop)
 
     def _point(self, ref: str, to: str) -> tuple[int, int]:
         if DESKTOP_REF.fullmatch(to):
@@ -193,7 +202,9 @@ class Desktop:
             screen=xinput.screen_size(),
         )
 
-    async def menu(self, path: str, app: str | None, deadline: float) -> Acted:
+    async def menu(
+        self, path: str, app: str | None, deadline: float, *, allow_noop: bool = False
+    ) -> Acted:
         """Choose a menu item by its path (`File > Save`) in an application's menu bar."""
         names = [" ".join(part.split()) for part in path.split(">") if part.strip()]
 
@@ -217,7 +228,7 @@ class Desktop:
             return found.ref
 
         ref = await self.worker.run(work, deadline, f"desktop menu {path}")
-        return await self.act(ref, Want("click"), deadline)
+        return await self.act(ref, Want("click"), deadline, allow_noop=allow_noop)
 
     async def see(
         self, annotate: bool, app: str | None, deadline: float
@@ -246,20 +257,59 @@ class Desktop:
 
         return await self.worker.run(work, deadline, "desktop see")
 
-    async def press(self, keys: str, ref: str | None, deadline: float) -> str:
-        """Press a key combination (X input), on `ref` once it has the focus."""
+    async def press(
+        self, keys: str, ref: str | None, deadline: float, *, allow_noop: bool = False
+    ) -> tuple[str, str, str]:
+        """Press a key combination (X input), on `ref` once it has the focus: the route,
+        and the effect with its evidence (effects.py), watched in the ref's window (any
+        application's events and the whole screen, without one). The focus is given
+        before the watch begins: the field's own focus is not what the keys did."""
+        facts: Facts | None = None
+        window: Box | None = None
+        if ref is not None:
+
+            def focus(limit: Deadline) -> tuple[Node, Facts]:
+                node, _facts = self._live(ref)
+                _focus_window(node)  # X sends keys to the focused window, not the widget's
+                atspi().Component.grab_focus(node.obj)
+                until = min(limit.at, time.monotonic() + FOCUS_S)
+                while True:
+                    now = read(node.obj, node.facts.pid, limit)
+                    if "focused" in now.states or time.monotonic() > until:
+                        return node, now
+                    time.sleep(0.02)
+
+            node, facts = await self.worker.run(focus, deadline, f"focusing {ref}")
+            window = window_of(node)
+        watch = await self.watcher.begin(
+            facts.pid if facts else None,
+            facts.path if facts else "",
+            window,
+            facts.box if facts else None,  # its own focus ring; what keys do, its events say
+            deadline,
+        )
 
         def work(_: Deadline) -> str:
-            if ref is not None:
-                node, _facts = self._live(ref)
-                atspi().Component.grab_focus(node.obj)
             xinput.press(keys)
             return "xinput"
 
         try:
-            return await self.worker.run(work, deadline, f"desktop press {keys}")
+            route = await self.worker.run(work, deadline, f"desktop press {keys}")
         finally:
             self.changed()  # keys reach whichever application has the focus
+        seen = await self.watcher.settle(watch, deadline)
+        what = f"press {keys}" + (f" on {ref}" if ref else "")
+        held = [part.strip().lower() for part in keys.split("+")][:-1]
+        shortcut = any(part in SHORTCUTS for part in held)
+        found, why = judge(
+            seen,
+            self.watcher.can_watch(watch),
+            what,
+            route,
+            allow_noop=allow_noop,
+            outside=shortcut,
+        )
+        return route, found, why
 
     async def _listed(self, app: str | None, deadline: float, bulk: bool) -> list[Listed]:
         """The applications (or the one named by name or pid), each with what reads it: its
@@ -360,6 +410,16 @@ def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
         found.append(node)
         stack.extend(node.children)
     return found
+
+
+def _focus_window(node: Node) -> None:
+    """Give the X input focus to the top-level window `node` is in, when another has it."""
+    title = top_level(node).facts.name
+    for shown in xwindows.list_windows():
+        if shown.pid == node.facts.pid and " ".join(shown.title.split()) == title:
+            if not shown.focused:
+                xwindows.ask_focus(xwindows.find(shown.id)[0], shown)
+            return
 
 
 def _pid_of(window: xwindows.WindowFacts) -> str:

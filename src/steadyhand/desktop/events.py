@@ -49,6 +49,9 @@ LISTENED = (
     "object:value-changed",
     "object:text-changed",
     "object:children-changed",
+    "object:text-selection-changed",
+    "object:text-caret-moved",
+    "object:selection-changed",
     "window:",
 )
 # States whose change is reported (state.changed); the others (showing, visible, defunct
@@ -491,6 +494,10 @@ def classify(kind_of: str, detail1: int, data: Any, role: str) -> tuple[str | No
     if group == "object:text-changed" and minor in ("insert", "delete"):
         text = REDACTED if role == "password text" else _text(data)
         return "text.changed", f"{minor} at {detail1}: {text!r}"
+    if group in ("object:text-selection-changed", "object:selection-changed"):
+        return "selection.changed", ""
+    if group == "object:text-caret-moved":
+        return "caret.moved", f"at {detail1}"
     if kind_of.startswith("window:create"):
         return "window.created", _text(data)
     if kind_of.startswith("window:destroy"):

@@ -7,6 +7,7 @@ what each before it said."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,19 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from steadyhand.desktop.atspi import Facts, atspi, attempt, read
 from steadyhand.desktop.deadline import Deadline, timed_out
+from steadyhand.desktop.effects import (
+    CONFIRMED,
+    NOOP,
+    NOOP_S,
+    PARTIAL,
+    REFUSED,
+    UNVERIFIABLE,
+    Seen,
+    Watcher,
+    read_back,
+    top_level,
+    window_of,
+)
 from steadyhand.desktop.transport import Target, Transport, Want
 from steadyhand.desktop.via_atspi import scroll_bars
 from steadyhand.desktop.worker import MARGIN_S, AtspiWorker
@@ -33,28 +47,42 @@ FIRST = {"scroll": "xinput"}
 @dataclass
 class Acted:
     ref: str
-    transport: str  # atspi, cdp or xinput
+    transport: str  # atspi, cdp or xinput: the route it went by
     action: str
-    verified: bool
+    verified: bool  # the effect is `confirmed`
     before: Facts
     after: Facts
     tried: list[str] = field(default_factory=list)  # "atspi: why it did not act"
+    effect: str = CONFIRMED  # effects.py
+    evidence: str = ""  # what showed it: "text reads back", "2 event(s) of the application"
 
 
 Check = Callable[[Facts], bool]
 
 
 class Router:
-    def __init__(self, worker: AtspiWorker, transports: list[Transport]) -> None:
+    def __init__(self, worker: AtspiWorker, transports: list[Transport], watcher: Watcher) -> None:
         self.worker = worker
         self.transports = transports
+        self.watcher = watcher
 
-    async def act(self, target: Target, want: Want, deadline: float) -> Acted:
+    async def act(
+        self, target: Target, want: Want, deadline: float, *, allow_noop: bool = False
+    ) -> Acted:
+        refuse_disabled(target, want)
         tried: list[str] = []
         acted: list[tuple[str, str, int]] = []  # (transport, action, its line in tried)
         # of the transports that acted and showed no effect
-        effect = expected(target.facts, want)
+        masked = want.kind == "type" and target.facts.role == "password text"
+        effect = None if masked else expected(target.facts, want)
         marks = await self._marks(target, want, deadline)
+        watch = await self.watcher.begin(
+            target.facts.pid,
+            target.facts.path,
+            window_of(target.node),
+            None if top_level(target.node) is target.node else target.facts.box,
+            deadline,
+        )
         first = FIRST.get(want.kind)
         ordered = sorted(self.transports, key=lambda t: t.name != first)
         for transport in ordered:
@@ -87,10 +115,25 @@ class Router:
             after, verified = await self._verify(
                 target, want, effect, marks, deadline, settle_s=SETTLE_S
             )
-            if verified or (effect is None and not marks):
-                return Acted(
-                    target.ref, transport.name, action, verified, target.facts, after, tried
+            done = functools.partial(
+                Acted, target.ref, transport.name, action, verified, target.facts, after, tried
+            )
+            if verified:
+                return done(effect=CONFIRMED, evidence=_read_back(want))
+            if effect is None and not marks:  # nothing of its own to read back: watch
+                seen = await self.watcher.settle(watch, deadline)
+                found, why = judge(
+                    seen,
+                    self.watcher.can_watch(watch),
+                    f"{action} on {target.ref} ({target.facts.role} {target.facts.name!r})",
+                    transport.name,
+                    masked=masked,
+                    allow_noop=allow_noop,
+                    tried=tried,
                 )
+                return done(effect=found, evidence=why)
+            if read_back(target.facts, after):  # it changed, not as asked: no second input
+                return done(effect=PARTIAL, evidence=f"asked for one thing, {shown(after, want)}")
             acted.append((transport.name, action, len(tried)))
             tried.append(f"{transport.name}: {action} showed no effect ({shown(after, want)})")
         if acted:  # no transport left: the last input's effect gets a last, longer look
@@ -99,7 +142,20 @@ class Router:
             )
             if late is not None:
                 return late
-        raise failed(target, want, tried, bool(acted))
+            name, action, _line = acted[-1]
+            after = target.node.facts
+            seen = await self.watcher.seen(watch, deadline)
+            found, why = judge(
+                seen,
+                self.watcher.can_watch(watch),
+                f"{action} on {target.ref} ({target.facts.role} {target.facts.name!r})",
+                name,
+                expected=True,
+                allow_noop=allow_noop,
+                tried=tried,
+            )
+            return Acted(target.ref, name, action, False, target.facts, after, tried, found, why)
+        raise failed(target, want, tried)
 
     async def _late(
         self,
@@ -121,7 +177,17 @@ class Router:
             return None
         name, action, line = acted[-1]
         del tried[line]  # it did take effect, only late
-        return Acted(target.ref, name, action, True, target.facts, after, tried)
+        return Acted(
+            target.ref,
+            name,
+            action,
+            True,
+            target.facts,
+            after,
+            tried,
+            effect=CONFIRMED,
+            evidence=_read_back(want) + " (late)",
+        )
 
     async def _marks(self, target: Target, want: Want, deadline: float) -> tuple[float, ...]:
         """For a scroll: what moves when it scrolls (its scroll bars' values)."""
@@ -175,6 +241,67 @@ def expected(before: Facts, want: Want) -> Check | None:
     return None
 
 
+def judge(
+    seen: Seen,
+    watched: bool,
+    what: str,
+    route: str,
+    *,
+    masked: bool = False,
+    expected: bool = False,
+    allow_noop: bool = False,
+    tried: list[str] | None = None,
+    outside: bool = False,
+) -> tuple[str, str]:
+    """The effect (and its evidence) of an action `what` whose own result was not read
+    back, from what was seen around it: the application's events, the window's pixels.
+    `expected`: it had a result of its own to read back, which did not show; `masked`: the
+    field hides its text; `outside`: its effect may lie where nothing is watched (a
+    shortcut's: the clipboard, a file). A suspected no-op is an error unless `allow_noop`."""
+    if seen.anything and expected:
+        return PARTIAL, "it did not read back as asked; " + seen.summary()
+    if seen.events and not masked:
+        return CONFIRMED, seen.summary()
+    if seen.anything:
+        if masked:
+            return UNVERIFIABLE, "the field hides its text; " + seen.summary()
+        return PARTIAL, seen.summary() + "; the tree said nothing"
+    if not watched:
+        return UNVERIFIABLE, "no events and no screen to watch"
+    if outside:
+        return UNVERIFIABLE, "nothing changed in the window; a shortcut may act elsewhere"
+    if allow_noop:
+        return NOOP, f"nothing changed within {NOOP_S:g} s"
+    raise SteadyhandError(
+        ErrorCode.VERIFICATION_FAILED,
+        f"{what} via {route} changed nothing: no event of the application, the same pixels",
+        "the element may do nothing now, or the input was lost; snapshot before repeating "
+        "it (it may have acted unseen); --allow-noop accepts an action that changes nothing",
+        {"effect": NOOP, "route": route, "tried": tried or []},
+    )
+
+
+def refuse_disabled(target: Target, want: Want) -> None:
+    """`not_actionable` (effect refused) before anything is sent to a disabled element."""
+    facts = target.facts
+    if want.kind in ("click", "type", "select") and "sensitive" not in facts.states:
+        raise SteadyhandError(
+            ErrorCode.NOT_ACTIONABLE,
+            f"{target.ref} ({facts.role} {facts.name!r}) is disabled: nothing was sent",
+            "snapshot again once the application enables it",
+            {"effect": REFUSED},
+        )
+
+
+def _read_back(want: Want) -> str:
+    return {
+        "type": "its text reads back",
+        "select": "its choice reads back",
+        "focus": "it reads back focused",
+        "scroll": "its scroll bars moved",
+    }.get(want.kind, "its state reads back")
+
+
 def scroll_marks(target: Target, limit: Deadline) -> tuple[float, ...]:
     """The current values of the scroll bars around the target, and its own position."""
     Atspi = atspi()
@@ -198,26 +325,20 @@ def shown(after: Facts, want: Want) -> str:
     return "checked" if "checked" in after.states else "not checked"
 
 
-def failed(target: Target, want: Want, tried: list[str], acted: bool) -> SteadyhandError:
-    """None could act (not_actionable), one acted and nothing showed (verification_failed),
-    or the ones that could failed (action_failed)."""
+def failed(target: Target, want: Want, tried: list[str]) -> SteadyhandError:
+    """None could act (not_actionable: nothing was sent, effect refused), or the ones that
+    could failed (action_failed)."""
     facts = target.facts
     could = any(": skipped," not in t for t in tried)
-    code = (
-        ErrorCode.VERIFICATION_FAILED
-        if acted
-        else ErrorCode.ACTION_FAILED
-        if could
-        else ErrorCode.NOT_ACTIONABLE
-    )
-    what = {
-        ErrorCode.VERIFICATION_FAILED: "did not take effect",
-        ErrorCode.ACTION_FAILED: "failed",
-        ErrorCode.NOT_ACTIONABLE: "is not possible",
-    }[code]
+    if could:
+        code, what = ErrorCode.ACTION_FAILED, "failed"
+        data: dict[str, object] = {"tried": tried}
+    else:
+        code, what = ErrorCode.NOT_ACTIONABLE, "is not possible"
+        data = {"tried": tried, "effect": REFUSED}
     return SteadyhandError(
         code,
         f"{want.kind} on {target.ref} ({facts.role} {facts.name!r}) {what}: " + "; ".join(tried),
         "snapshot again: it may be disabled, covered, off screen or handled elsewhere",
-        {"tried": tried},
+        data,
     )

@@ -116,3 +116,32 @@ def annotate(canvas: Canvas, boxes: list[tuple[str, Box]]) -> None:
         canvas.frame(box, RED)
     for ref, box in boxes:  # labels over every frame
         canvas.label(box.x, max(0, box.y - (5 * SCALE + 2 * SCALE)), ref)
+
+
+def region_pixels(region: Box | None, skip: Box | None, margin: int, display: Any = None) -> bytes:
+    """The raw pixels of `region` of the X screen (all of it when None), with `skip` (grown
+    by `margin`) blanked: what an action's watch compares before and after."""
+    from Xlib import X
+
+    display = display if display is not None else xinput.display()
+    screen = display.screen()
+    width, height = int(screen.width_in_pixels), int(screen.height_in_pixels)
+    x0, y0, x1, y1 = 0, 0, width, height
+    if region is not None:
+        x0, y0 = max(0, region.x), max(0, region.y)
+        x1, y1 = min(width, region.x + region.width), min(height, region.y + region.height)
+    if x0 >= x1 or y0 >= y1:
+        return b""
+    image = screen.root.get_image(x0, y0, x1 - x0, y1 - y0, X.ZPixmap, 0xFFFFFFFF)
+    data = bytearray(image.data if isinstance(image.data, bytes) else image.data.encode("latin-1"))
+    if skip is not None:
+        stride = (x1 - x0) * 4
+        left = max(x0, skip.x - margin) - x0
+        right = min(x1, skip.x + skip.width + margin) - x0
+        top = max(y0, skip.y - margin) - y0
+        bottom = min(y1, skip.y + skip.height + margin) - y0
+        if left < right and top < bottom:
+            blank = bytes((right - left) * 4)
+            for row in range(top, bottom):
+                data[row * stride + left * 4 : row * stride + right * 4] = blank
+    return bytes(data)

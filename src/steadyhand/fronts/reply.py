@@ -50,7 +50,9 @@ ACT_KEYS = frozenset(
 # Shown as they are in a listed row, without their key.
 BARE_KEYS = ("name", "id", "ref", "status", "command", "outcome")
 # What a desktop action's status line says (commands/desktop.py DesktopActed).
-DESKTOP_ACT_KEYS = frozenset({"ref", "transport", "action", "verified", "role", "name", "states"})
+DESKTOP_ACT_KEYS = frozenset(
+    {"ref", "transport", "action", "effect", "evidence", "verified", "role", "name", "states"}
+)
 # JavaScript types a JSON value shows by itself (evaluate's `type` then says nothing more).
 JSON_TYPES = frozenset({"string", "number", "boolean", "null", "object", "array"})
 
@@ -240,12 +242,12 @@ def _act(result: dict[str, Any], clock: float) -> str:
 
 
 def _desktop_act(result: dict[str, Any], clock: float) -> str:
-    """`click d14 push button "Greet" · via atspi · not verified · states: ...`: what acted,
-    whether the tree showed the effect, and the element as read back after."""
+    """`click d14 push button "Greet" · via atspi · confirmed: 1 event(s) ... · states: ...`:
+    what acted, its effect and what showed it, and the element as read back after."""
     parts = [
         f'{result["action"]} {result["ref"]} {result["role"]} "{result["name"]}"',
         f"via {result['transport']}",
-        "verified" if result["verified"] else "not verified",
+        f"{result['effect']}: {result['evidence']}",
     ]
     if result.get("value") is not None:
         parts.append(f"value={_inline(result['value'])}")
