@@ -39,7 +39,12 @@ if TYPE_CHECKING:
     from steadyhand.commands.evaluate import EvaluateResult
     from steadyhand.commands.extension import Detached, ExtensionStatus, Paired
     from steadyhand.commands.extract import ExtractResult
-    from steadyhand.commands.handover import HandbackResult, TakeoverResult
+    from steadyhand.commands.handover import (
+        DesktopHandbackResult,
+        DesktopTakeoverResult,
+        HandbackResult,
+        TakeoverResult,
+    )
     from steadyhand.commands.har import HarResult
     from steadyhand.commands.lifecycle import (
         Closed,
@@ -653,6 +658,24 @@ class AsyncCommands:
             note: str | None = ...,
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
+
+        async def desktop_takeover(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            reason: str = ...,
+        ) -> DesktopTakeoverResult:
+            """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
+
+        async def desktop_handback(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            note: str | None = ...,
+        ) -> DesktopHandbackResult:
+            """End the desktop's takeover: the agent's desktop actions run again."""
 
         async def har(
             self,
@@ -1778,6 +1801,24 @@ class SyncCommands:
             note: str | None = ...,
         ) -> HandbackResult:
             """End a takeover: the agent may act on the session again."""
+
+        def desktop_takeover(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            reason: str = ...,
+        ) -> DesktopTakeoverResult:
+            """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
+
+        def desktop_handback(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+            note: str | None = ...,
+        ) -> DesktopHandbackResult:
+            """End the desktop's takeover: the agent's desktop actions run again."""
 
         def har(
             self,

@@ -632,6 +632,9 @@ def test_desktop_replies(desktop_daemon: Daemon, site: str) -> None:
         t("desktop", "watch", "--app", "no such app", "--for", "300ms", vary=quiet)
         t("desktop", "attach", "no-such-app", "--session", "web", rc=3)
         t("desktop", "click", "d99999", rc=3)
+        t("desktop", "takeover", "--reason", "a person checks the form")
+        t("desktop", "click", greet, rc=2)  # paused while the person drives
+        t("desktop", "handback", "--note", "checked", vary=((r"held_s: [\d.]+", "held_s: <n>"),))
         t("desktop", "window", "close", window)
     finally:
         kill_group(pid)

@@ -20,13 +20,17 @@ def having(trait: str) -> set[str]:
 
 def test_commands_kept_from_agents() -> None:
     hidden = {"daemon.stop", "approve", "deny", "extension.pair", "state.key", "state.rekey"}
+    hidden |= {"desktop.takeover", "desktop.handback"}  # a person's, from the live view
     assert set(COMMANDS) - having("for_agents") == hidden == AGENT_HIDDEN
     assert not hidden & {c.name for c in agent_commands()}
 
 
 def test_a_persons_decisions_and_the_handover() -> None:
-    assert having("decides") == {"approve", "deny", "handback"} == DECIDING
-    assert having("during_takeover") == {"takeover", "handback"}
+    assert having("decides") == {"approve", "deny", "handback", "desktop.handback"} == DECIDING
+    assert having("during_takeover") == {
+        *("takeover", "handback"),
+        *("desktop.takeover", "desktop.handback"),
+    }
 
 
 def test_what_the_approval_rules_apply_to() -> None:
@@ -128,4 +132,4 @@ def test_each_command_is_in_its_capability_group() -> None:
     for group, names in GROUPS.items():
         assert {n for n, g in groups.items() if g == group} == names, group
     assert {n for n, g in groups.items() if g == "core"} == CORE
-    assert len(GROUPS["desktop"]) == 22
+    assert len(GROUPS["desktop"]) == 24

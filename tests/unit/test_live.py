@@ -55,7 +55,8 @@ def test_a_takeover_refuses_changes_but_not_the_handover() -> None:
     assert "captcha" in refused.value.message and refused.value.hint
     assert refused.value.data["since"] == started.since
     # The handover's own commands are not checked (execute/run.py reads the table's trait).
-    assert {n for n, c in COMMANDS.items() if c.during_takeover} == {"takeover", "handback"}
+    held_up = {n for n, c in COMMANDS.items() if c.during_takeover}
+    assert held_up == {"takeover", "handback", "desktop.takeover", "desktop.handback"}
     held.check("other", "click")
     assert held.start("shop", "") is started, "a second takeover keeps the first"
     assert started.info() == {"since": started.since, "reason": "captcha"}

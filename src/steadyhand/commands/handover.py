@@ -17,6 +17,7 @@ from pydantic import Field
 
 from steadyhand.call import Call
 from steadyhand.commands.table import Params, Result, command
+from steadyhand.live.takeover import DESKTOP
 
 
 class TakeoverParams(Params):
@@ -67,6 +68,54 @@ async def handback(call: Call, params: HandbackParams) -> HandbackResult:
     call.runtime.live.feed.publish("handback", session=call.session_name)
     return HandbackResult(
         session=call.session_name,
+        held_s=round(time.time() - held.since, 1),
+        clicks=held.clicks,
+        keys=held.keys,
+        note=params.note,
+    )
+
+
+class DesktopTakeoverResult(Result):
+    since: float = Field(description="when the person took over (Unix time)")
+    reason: str = ""
+
+
+class DesktopHandbackResult(Result):
+    held_s: float = Field(description="how long the person drove the desktop")
+    clicks: int = Field(description="clicks the person made through the live view")
+    keys: int = Field(description="keys the person typed through the live view")
+    note: str | None = None
+
+
+@command(
+    "desktop.takeover",
+    in_browser=False,
+    timeout="short",
+    during_takeover=True,
+    caps="desktop",
+    for_agents=False,
+)
+async def desktop_takeover(call: Call, params: TakeoverParams) -> DesktopTakeoverResult:
+    """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
+    held = call.runtime.live.takeovers.start(DESKTOP, params.reason)
+    call.runtime.live.feed.publish("takeover", session="desktop", **held.info())
+    return DesktopTakeoverResult(since=held.since, reason=held.reason)
+
+
+@command(
+    "desktop.handback",
+    in_browser=False,
+    timeout="short",
+    during_takeover=True,
+    decides=True,
+    caps="desktop",
+    for_agents=False,
+)
+async def desktop_handback(call: Call, params: HandbackParams) -> DesktopHandbackResult:
+    """End the desktop's takeover: the agent's desktop actions run again."""
+    held = call.runtime.live.takeovers.end(DESKTOP)
+    call.runtime.live.feed.publish("handback", session="desktop")
+    return DesktopHandbackResult(
         held_s=round(time.time() - held.since, 1),
         clicks=held.clicks,
         keys=held.keys,

@@ -58,6 +58,18 @@ def click(x: int, y: int, button: int = 1, times: int = 1) -> None:
     d.sync()
 
 
+def pointer(kind: str, x: int, y: int, button: int = 1) -> None:
+    """Move the pointer to (x, y) and, for `down` or `up`, press or release `button`."""
+    from Xlib import X
+    from Xlib.ext import xtest
+
+    d = display()
+    xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+    if kind in ("down", "up"):
+        xtest.fake_input(d, X.ButtonPress if kind == "down" else X.ButtonRelease, button)
+    d.sync()
+
+
 # X's wheel buttons: a click of each is one step of the wheel.
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
 

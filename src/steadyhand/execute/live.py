@@ -26,7 +26,9 @@ from typing import Any
 
 from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
+from steadyhand.live.desktop_input import play
 from steadyhand.live.remote_input import forward, parse_events
+from steadyhand.live.takeover import DESKTOP as DESKTOP_HELD
 from steadyhand.runtime import Runtime
 from steadyhand.snapshot.labels import labels_for
 from steadyhand.snapshot.take import take
@@ -34,6 +36,7 @@ from steadyhand.vault import mask_data
 
 DESKTOP = "desktop"  # the live view's name for the X screen and its events
 PING_S = 5.0
+INPUT_S = 15.0  # how long a person's batch of desktop input may take
 FOLLOW_S = 0.5  # how often a screen stream looks for the session's current tab
 Event = dict[str, Any]
 
@@ -186,6 +189,8 @@ async def _boxes(runtime: Runtime, params: dict[str, Any]) -> Any:
 
 
 async def _input(runtime: Runtime, params: dict[str, Any]) -> Any:
+    if params.get("desktop") is True:
+        return await _desktop_input(runtime, params)
     name = _text(params, "session")
     events = parse_events(params.get("events"))
     held = runtime.live.takeovers.get(name)
@@ -201,6 +206,25 @@ async def _input(runtime: Runtime, params: dict[str, Any]) -> Any:
         raise SteadyhandError(ErrorCode.UNKNOWN_TAB, f"session {name!r} has no tab", "open one")
     await forward(tab.page, events, held)
     return {"tab": tab.id, "clicks": held.clicks, "keys": held.keys}
+
+
+async def _desktop_input(runtime: Runtime, params: dict[str, Any]) -> Any:
+    """A person's input on the X screen, while they drive the desktop."""
+    events = parse_events(params.get("events"))
+    held = runtime.live.takeovers.get(DESKTOP_HELD)
+    if held is None:
+        raise SteadyhandError(
+            ErrorCode.POLICY_DENIED,
+            "the desktop is not taken over: the agent may be acting on it",
+            "take it over first (the live view's Take over button, or "
+            "`steadyhand desktop takeover`)",
+        )
+    worker = runtime.desktop.worker
+    await worker.run(
+        lambda limit: play(events, held, limit), time.monotonic() + INPUT_S, "desktop input"
+    )
+    runtime.desktop.changed()  # what the person did is not in the last walk
+    return {"desktop": True, "clicks": held.clicks, "keys": held.keys}
 
 
 _CALLS: dict[str, Callable[[Runtime, dict[str, Any]], Awaitable[Any]]] = {

@@ -30,6 +30,7 @@ from steadyhand.engine.session import Session, Tab
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.execute import record as recording
 from steadyhand.execute.gate import gate
+from steadyhand.live.takeover import DESKTOP
 from steadyhand.runtime import Runtime
 from steadyhand.vault import mask_data, mask_error, mask_text
 
@@ -220,6 +221,8 @@ async def _before_run(
     if changes and not command.during_takeover:
         # A person drives the session (live view): changes are refused until hand back.
         call.runtime.live.takeovers.check(call.session_name, command.name)
+    if command.caps == "desktop" and not command.reads_only and not command.during_takeover:
+        call.runtime.live.takeovers.check(DESKTOP, command.name)  # a person drives the desktop
     if await gate(call, command, params, raw) or restored:
         call.started = time.monotonic()
         call.deadline = call.started + timeout_ms / 1000

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from steadyhand.errors import ErrorCode, SteadyhandError
 
+# The desktop's takeover is kept with the sessions' under a name no session can have.
+DESKTOP = "@desktop"
+
 
 @dataclass
 class Takeover:
@@ -67,6 +70,14 @@ class Takeovers:
         if held is None:
             return
         why = f" ({held.reason})" if held.reason else ""
+        if session == DESKTOP:
+            raise SteadyhandError(
+                ErrorCode.SESSION_PAUSED,
+                f"a person drives the desktop{why}: {command} is refused until they hand back",
+                "try again once they hand back (the live view shows it); reads such as "
+                "`desktop snapshot` still answer meanwhile",
+                {"desktop": True, "since": held.since, "reason": held.reason},
+            )
         raise SteadyhandError(
             ErrorCode.SESSION_PAUSED,
             f"a person drives session {session!r}{why}: {command} is refused until they hand back",

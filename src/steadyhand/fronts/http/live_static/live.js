@@ -89,6 +89,14 @@ function sessionItem(s) {
   return item;
 }
 
+function showTaken(taken) {
+  state.taken = taken;
+  $("takeover").hidden = taken;
+  $("handback").hidden = !taken;
+  $("takeover-help").hidden = !taken;
+  $("screen-wrap").classList.toggle("driving", taken);
+}
+
 function showState(s) {
   state.taken = Boolean(s.taken_over);
   $("session-state").textContent = s.status + (s.tabs.length ? " · " + s.tabs.length + " tab(s)" : "");
@@ -110,9 +118,7 @@ async function select(name) {
   $("boxes").checked = false;
   state.boxesShown = false;
   const desktop = name === "desktop";
-  $("takeover").hidden = desktop;
-  $("handback").hidden = true;
-  $("takeover-help").hidden = true;
+  showTaken(false);
   $("boxes").parentElement.hidden = desktop;
   for (const li of $("sessions").children) {
     li.classList.toggle("selected", li.querySelector("button").textContent === name);
@@ -164,7 +170,8 @@ function toCss(clientX, clientY) {
 function send(events) {
   // In order, one request at a time: a click lands before the text typed after it.
   const session = state.session;
-  state.sending = state.sending.then(() => api("input", {session, events})).catch((error) => say(error.message, true));
+  const body = session === "desktop" ? {desktop: true, events} : {session, events};
+  state.sending = state.sending.then(() => api("input", body)).catch((error) => say(error.message, true));
   return state.sending;
 }
 
@@ -348,21 +355,28 @@ function notify(approval) {
 // ---------------------------------------------------------------- start
 
 async function takeOver() {
+  const desktop = state.session === "desktop";
+  const reason = "a person took over in the live view";
   try {
-    await api("takeover", {session: state.session, reason: "a person took over in the live view"});
+    if (desktop) await api("desktop.takeover", {reason});
+    else await api("takeover", {session: state.session, reason});
     say("you are driving " + state.session);
+    if (desktop) showTaken(true);
   } catch (error) { say(error.message, true); }
-  await refreshSessions();
+  if (!desktop) await refreshSessions();
   $("screen-wrap").focus();
 }
 
 async function handBack() {
   try {
     await state.sending;
-    const done = await api("handback", {session: state.session, note: "handed back in the live view"});
+    const desktop = state.session === "desktop";
+    const note = "handed back in the live view";
+    const done = desktop ? await api("desktop.handback", {note}) : await api("handback", {session: state.session, note});
     say("handed back after " + done.held_s + " s (" + done.clicks + " clicks, " + done.keys + " keys)");
+    if (desktop) showTaken(false);
   } catch (error) { say(error.message, true); }
-  await refreshSessions();
+  if (state.session !== "desktop") await refreshSessions();
 }
 
 async function logOut() {
