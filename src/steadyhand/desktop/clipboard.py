@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 
+from steadyhand.desktop import display
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 SELECTIONS = ("clipboard", "primary")
@@ -23,6 +24,7 @@ NO_TEXT = "not available"  # xclip -o: no owner, or an owner with no text to giv
 
 
 def _xclip() -> str:
+    display.x11_only("the desktop clipboard (xclip)")
     found = shutil.which("xclip")
     if found is None:
         raise SteadyhandError(

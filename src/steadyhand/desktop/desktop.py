@@ -7,6 +7,7 @@ no action) and is verified through the tree where the tree can show the effect.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import time
@@ -16,8 +17,8 @@ from typing import Any
 
 from playwright.async_api import Playwright
 
-from steadyhand.desktop import procs, see, xinput, xwindows
-from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
+from steadyhand.desktop import display, procs, see, xwindows
+from steadyhand.desktop.atspi import OFFSCREEN, Box, Facts, atspi, attempt, read
 from steadyhand.desktop.bulk import BulkReader, BulkUnsupported
 from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.desktop.effects import Watcher, top_level, window_of
@@ -104,7 +105,7 @@ class Desktop:
         roots, how = await self._trees(app, deadline, reuse, walk_only)
 
         def work(_: Deadline) -> str:
-            screen = xinput.screen_size()
+            screen = display.size()
             chosen = roots if shown is None else [_frame_of(roots[0], shown)]
             return "\n".join(render(r, screen, everything) for r in chosen)
 
@@ -182,7 +183,7 @@ class Desktop:
                 )
             start = facts.box.centre
             x, y = start[0] + x, start[1] + y
-        width, height = xinput.screen_size()
+        width, height = display.size()
         if not (0 <= x < width and 0 <= y < height):
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
@@ -199,7 +200,7 @@ class Desktop:
             node,
             facts,
             web=document.facts.name if document else None,
-            screen=xinput.screen_size(),
+            screen=display.size(),
         )
 
     async def menu(
@@ -240,8 +241,8 @@ class Desktop:
         def work(_: Deadline) -> tuple[bytes, list[tuple[str, Box]]]:
             boxes: list[tuple[str, Box]] = []
             if annotate:
-                screen = xinput.screen_size()
-                stack = xwindows.stacking()
+                screen = display.size()
+                stack = [] if display.is_wayland() else xwindows.stacking()
                 for root in roots:
                     boxes += [
                         (n.ref, n.facts.box)
@@ -251,7 +252,7 @@ class Desktop:
                         and n.facts.role not in WHOLE_WINDOWS
                         and not xwindows.covered(n.facts.pid, n.facts.box.centre, stack)
                     ]
-            canvas = see.grab()
+            canvas = display.grab()
             see.annotate(canvas, boxes)
             return canvas.png(), boxes
 
@@ -290,8 +291,8 @@ class Desktop:
         )
 
         def work(_: Deadline) -> str:
-            xinput.press(keys)
-            return "xinput"
+            display.press(keys)
+            return display.route()
 
         try:
             route = await self.worker.run(work, deadline, f"desktop press {keys}")
@@ -358,6 +359,8 @@ class Desktop:
 
         def assign(_: Deadline) -> None:
             for root in read:
+                if display.is_wayland():
+                    _place(root)
                 self.refs.assign(root, whole_app=True)
 
         await self.worker.run(assign, deadline, "handing out refs")
@@ -397,7 +400,11 @@ class Desktop:
         ended = node.facts.pid > 0 and not procs.alive(node.facts.pid)
         if not role or role == "invalid" or ended:
             raise self.refs.forget(ref)
-        return node, read(obj, node.facts.pid)
+        facts = read(obj, node.facts.pid)
+        if display.is_wayland() and facts.box is not None:
+            dx, dy = display.origin(node.facts.pid, top_level(node).facts.name)
+            facts = _moved(facts, dx, dy)
+        return node, facts
 
 
 def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
@@ -412,14 +419,31 @@ def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
     return found
 
 
+def _place(root: Node) -> None:
+    """Under Wayland, move the boxes of each of an application's windows (relative to the
+    window there) by where the window is on the screen (sway's tree)."""
+    for window in root.children:
+        try:
+            dx, dy = display.origin(root.facts.pid, window.facts.name)
+        except SteadyhandError:  # not mapped (yet): its boxes stay as read
+            continue
+        stack = [window]
+        while stack:
+            node = stack.pop()
+            node.facts = _moved(node.facts, dx, dy)
+            stack.extend(node.children)
+
+
+def _moved(facts: Facts, dx: int, dy: int) -> Facts:
+    box = facts.box
+    if box is None or box.x == OFFSCREEN or not (dx or dy):
+        return facts
+    return dataclasses.replace(facts, box=Box(box.x + dx, box.y + dy, box.width, box.height))
+
+
 def _focus_window(node: Node) -> None:
-    """Give the X input focus to the top-level window `node` is in, when another has it."""
-    title = top_level(node).facts.name
-    for shown in xwindows.list_windows():
-        if shown.pid == node.facts.pid and " ".join(shown.title.split()) == title:
-            if not shown.focused:
-                xwindows.ask_focus(xwindows.find(shown.id)[0], shown)
-            return
+    """Give the keyboard to the top-level window `node` is in, when another has it."""
+    display.focus_window(node.facts.pid, top_level(node).facts.name)
 
 
 def _pid_of(window: xwindows.WindowFacts) -> str:

@@ -22,7 +22,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from steadyhand.desktop import see
+from steadyhand.desktop import display
 from steadyhand.desktop.atspi import Box, Facts
 from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.events import DesktopEvent, DesktopEvents
@@ -155,7 +155,7 @@ class Watcher:
 
         def grab(_: Deadline) -> bytes | None:
             try:
-                return see.region_pixels(region, skip, MARGIN)
+                return display.region_pixels(region, skip, MARGIN)
             except Exception:  # no screen to read: the effect is judged by the tree alone
                 return None
 

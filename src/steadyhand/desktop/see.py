@@ -125,23 +125,39 @@ def region_pixels(region: Box | None, skip: Box | None, margin: int, display: An
 
     display = display if display is not None else xinput.display()
     screen = display.screen()
-    width, height = int(screen.width_in_pixels), int(screen.height_in_pixels)
+    area = clip(region, int(screen.width_in_pixels), int(screen.height_in_pixels))
+    if area is None:
+        return b""
+    x0, y0, x1, y1 = area
+    image = screen.root.get_image(x0, y0, x1 - x0, y1 - y0, X.ZPixmap, 0xFFFFFFFF)
+    data = bytearray(image.data if isinstance(image.data, bytes) else image.data.encode("latin-1"))
+    if skip is not None:
+        blank(data, x1 - x0, (x0, y0, x1, y1), skip, margin)
+    return bytes(data)
+
+
+def clip(region: Box | None, width: int, height: int) -> tuple[int, int, int, int] | None:
+    """`region` (None: all) within a `width`x`height` screen as (x0, y0, x1, y1); None
+    when nothing of it is on the screen."""
     x0, y0, x1, y1 = 0, 0, width, height
     if region is not None:
         x0, y0 = max(0, region.x), max(0, region.y)
         x1, y1 = min(width, region.x + region.width), min(height, region.y + region.height)
-    if x0 >= x1 or y0 >= y1:
-        return b""
-    image = screen.root.get_image(x0, y0, x1 - x0, y1 - y0, X.ZPixmap, 0xFFFFFFFF)
-    data = bytearray(image.data if isinstance(image.data, bytes) else image.data.encode("latin-1"))
-    if skip is not None:
-        stride = (x1 - x0) * 4
-        left = max(x0, skip.x - margin) - x0
-        right = min(x1, skip.x + skip.width + margin) - x0
-        top = max(y0, skip.y - margin) - y0
-        bottom = min(y1, skip.y + skip.height + margin) - y0
-        if left < right and top < bottom:
-            blank = bytes((right - left) * 4)
-            for row in range(top, bottom):
-                data[row * stride + left * 4 : row * stride + right * 4] = blank
-    return bytes(data)
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
+def blank(
+    data: bytearray, width: int, area: tuple[int, int, int, int], skip: Box, margin: int
+) -> None:
+    """Zero `skip` (grown by `margin`) in `data`, the pixels (4 bytes each, `width` a row)
+    of the screen's `area` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = area
+    stride = width * 4
+    left = max(x0, skip.x - margin) - x0
+    right = min(x1, skip.x + skip.width + margin) - x0
+    top = max(y0, skip.y - margin) - y0
+    bottom = min(y1, skip.y + skip.height + margin) - y0
+    if left < right and top < bottom:
+        zeros = bytes((right - left) * 4)
+        for row in range(top, bottom):
+            data[row * stride + left * 4 : row * stride + right * 4] = zeros

@@ -33,6 +33,9 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 
 AT_SPI_BUS_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 PROGRAMS = {"Xvfb": "Xvfb", "dbus-daemon": "dbus-daemon", "gdbus": "gdbus"}
+WAYLAND_PROGRAMS = {"sway": "sway", "grim": "grim", "dbus-daemon": "dbus-daemon", "gdbus": "gdbus"}
+# Sway refuses to run as root: started as this user (setpriv) when steadyhand is root.
+SWAY_USER, SWAY_GROUP = "nobody", "nogroup"
 START_TIMEOUT_S = 20.0
 # What the environment must not pass on from outside: another bus, display or compositor.
 DROPPED = (
@@ -49,9 +52,12 @@ A11Y_BUS = ("--dest", "org.a11y.Bus", "--object-path", "/org/a11y/bus")
 SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
 
-def missing_programs() -> list[str]:
+def missing_programs(wayland: bool = False) -> list[str]:
     """The programs a session needs that this machine lacks (empty: it can start)."""
-    missing = [name for name, program in PROGRAMS.items() if shutil.which(program) is None]
+    needed = WAYLAND_PROGRAMS if wayland else PROGRAMS
+    missing = [name for name, program in needed.items() if shutil.which(program) is None]
+    if wayland and os.geteuid() == 0 and shutil.which("setpriv") is None:
+        missing.append("setpriv")
     if not os.access(AT_SPI_BUS_LAUNCHER, os.X_OK):
         missing.append(AT_SPI_BUS_LAUNCHER)
     return missing
@@ -75,8 +81,12 @@ class DesktopSession:
         size: str = "1280x800",
         start_timeout_s: float = START_TIMEOUT_S,
         window_manager: str | None = None,
+        wayland: bool = False,
     ) -> None:
         self.width, self.height = parse_size(size)
+        # A headless sway (wlroots) instead of Xvfb: Wayland clients, no X display.
+        self.wayland = wayland
+        self._sway_dir: Path | None = None
         # A program (openbox) started once the display is up; none by default: toolkit
         # windows then sit where their applications put them and take focus as told.
         self.window_manager = window_manager
@@ -107,7 +117,7 @@ class DesktopSession:
 
     def start(self) -> None:
         """Start bus, display and a11y bus; return once the a11y registry answers."""
-        missing = missing_programs()
+        missing = missing_programs(self.wayland)
         if self.window_manager and shutil.which(self.window_manager) is None:
             missing.append(self.window_manager)
         if missing:
@@ -123,10 +133,18 @@ class DesktopSession:
         try:
             self.env = self._base_env()
             pipes["dbus-daemon"] = self._start_session_bus()
-            pipes["Xvfb"] = self._start_xvfb()
-            self.env["DBUS_SESSION_BUS_ADDRESS"] = self._read_line(pipes, "dbus-daemon", deadline)
-            self.display = ":" + self._read_line(pipes, "Xvfb", deadline)
-            self.env["DISPLAY"] = self.display
+            if self.wayland:
+                self.env["DBUS_SESSION_BUS_ADDRESS"] = self._read_line(
+                    pipes, "dbus-daemon", deadline
+                )
+                self.display = self._start_sway(deadline)
+            else:
+                pipes["Xvfb"] = self._start_xvfb()
+                self.env["DBUS_SESSION_BUS_ADDRESS"] = self._read_line(
+                    pipes, "dbus-daemon", deadline
+                )
+                self.display = ":" + self._read_line(pipes, "Xvfb", deadline)
+                self.env["DISPLAY"] = self.display
             self._start("at-spi-bus-launcher", [AT_SPI_BUS_LAUNCHER, "--launch-immediately"])
             self.a11y_address = self._wait_a11y_bus(deadline)
             if self.window_manager:
@@ -187,6 +205,9 @@ class DesktopSession:
         self._children.clear()
         self._groups.clear()
         self._services.clear()
+        if self._sway_dir is not None:
+            shutil.rmtree(self._sway_dir, ignore_errors=True)
+            self._sway_dir = None
         self._remove_root()
         if left:
             raise SteadyhandError(
@@ -215,18 +236,72 @@ class DesktopSession:
         )
         return env
 
+    def _start_sway(self, deadline: float) -> str:
+        """Sway on its headless backend; the path of its Wayland socket, once there.
+
+        Its runtime dir is its own (sway runs as SWAY_USER when steadyhand is root, and the
+        session's dir is private to root); clients find the socket by its full path."""
+        self._sway_dir = Path(tempfile.mkdtemp(prefix="steadyhand-sway-"))
+        config = self._sway_dir / "config"
+        config.write_text(
+            "xwayland disable\n"
+            f"output HEADLESS-1 mode {self.width}x{self.height} position 0 0\n"
+            "default_border none\n"
+            "focus_follows_mouse no\n"
+        )
+        argv = ["sway", "-c", str(config)]
+        if os.geteuid() == 0:
+            import pwd
+
+            user = pwd.getpwnam(SWAY_USER)
+            for path in (self._sway_dir, config):
+                os.chown(path, user.pw_uid, user.pw_gid)
+            argv = [
+                *("setpriv", f"--reuid={SWAY_USER}", f"--regid={SWAY_GROUP}"),
+                *("--clear-groups", "env", f"HOME={self._sway_dir}", *argv),
+            ]
+        env = {k: v for k, v in self.env.items() if k != "DISPLAY"}
+        env |= {
+            "XDG_RUNTIME_DIR": str(self._sway_dir),
+            "WLR_BACKENDS": "headless",
+            "WLR_LIBINPUT_NO_DEVICES": "1",
+            "WLR_RENDERER": "pixman",
+        }
+        self._start("sway", argv, env=env)
+        while True:
+            sockets = [p for p in self._sway_dir.glob("wayland-*") if not p.name.endswith(".lock")]
+            ipc = list(self._sway_dir.glob("sway-ipc.*.sock"))
+            if sockets and ipc:
+                break
+            self._check_children()
+            if time.monotonic() > deadline:
+                raise self._failed("sway", "did not open its Wayland socket in time")
+            time.sleep(0.01)
+        self.env |= {
+            "WAYLAND_DISPLAY": str(sockets[0]),
+            "SWAYSOCK": str(ipc[0]),
+            "GDK_BACKEND": "wayland",
+            "QT_QPA_PLATFORM": "wayland",
+        }
+        self.env.pop("DISPLAY", None)
+        return str(sockets[0])
+
     def _private_dir(self, name: str) -> Path:
         path = self.root / name
         path.mkdir(mode=0o700)
         return path
 
     def _start(
-        self, name: str, argv: list[str], pass_fds: tuple[int, ...] = ()
+        self,
+        name: str,
+        argv: list[str],
+        pass_fds: tuple[int, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
         with open(self._log(name), "wb") as out:
             process = subprocess.Popen(
                 argv,
-                env=self.env,
+                env=self.env if env is None else env,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from steadyhand.desktop import xinput, xwindows
+from steadyhand.desktop import display
 from steadyhand.desktop.atspi import Facts, read
 from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.transport import TEXT_ROLES, Target, Want
@@ -21,10 +21,12 @@ FOCUS_WAIT_S = 0.5  # how long a clicked field may take to report the focus
 
 
 class XInputTransport:
-    name = "xinput"
+    """Real input: XTEST on X11 (`xinput`), the virtual pointer and keyboard on Wayland
+    (`wlinput`)."""
 
     def __init__(self, worker: AtspiWorker) -> None:
         self.worker = worker
+        self.name = display.route()
 
     def can_handle(self, target: Target, want: Want) -> str | None:
         if spot(target, want) is None:
@@ -42,7 +44,7 @@ class XInputTransport:
 
     async def health(self) -> dict[str, Any]:
         width, height = await self.worker.run(
-            lambda _: xinput.screen_size(), time.monotonic() + 2.0, "X display health"
+            lambda _: display.size(), time.monotonic() + 2.0, "display health"
         )
         return {"ok": True, "screen": f"{width}x{height}"}
 
@@ -58,32 +60,32 @@ class XInputTransport:
         assert centre is not None  # can_handle said so
         # Looked at here, on the AT-SPI thread, and only when X input is to act: reading
         # the window stack costs ~8 ms, more than an accessible action itself.
-        if xwindows.covered(target.facts.pid, centre):
+        if display.covered(target.facts.pid, centre):
             raise SteadyhandError(
                 ErrorCode.NOT_ACTIONABLE,
                 "another application's window is on top of it",
                 "bring its window up first (`desktop window focus ID`)",
             )
         if want.kind in ("click", "focus"):
-            xinput.click(*centre)
+            display.click(*centre)
             return "click"
         if want.kind == "type":
-            xinput.click(*centre)  # focus it, select what it holds, type over it
+            display.click(*centre)  # focus it, select what it holds, type over it
             focused(target, limit)
-            xinput.press("ctrl+a")
+            display.press("ctrl+a")
             if want.text:
-                xinput.type_text(want.text)
+                display.type_text(want.text)
             else:
-                xinput.press("BackSpace")
+                display.press("BackSpace")
             return "typed keys"
         if want.kind == "select":
             pick_by_pointer(target, want.value or "", limit)
             return "select"
         if want.kind == "scroll":
-            xinput.scroll(*centre, want.dx, want.dy)
+            display.scroll(*centre, want.dx, want.dy)
             return "wheel"
         assert want.to is not None
-        xinput.drag(centre, want.to)
+        display.drag(centre, want.to)
         return "drag"
 
 
@@ -124,11 +126,11 @@ def pick_by_pointer(target: Target, value: str, limit: Deadline) -> None:
         raise no_option(target, value, options)
     assert target.facts.box is not None
     screen = target.screen
-    xinput.click(*target.facts.box.centre)
+    display.click(*target.facts.box.centre)
     until = min(limit.at, time.monotonic() + POPUP_WAIT_S)
     while time.monotonic() < until:
         shown: Facts = read(option_item(obj, index), target.facts.pid, limit)
         if shown.box is not None and shown.box.on_screen(*screen):
-            xinput.click(*shown.box.centre)
+            display.click(*shown.box.centre)
             return
         time.sleep(0.05)

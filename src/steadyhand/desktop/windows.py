@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from steadyhand.desktop import xwindows
+from steadyhand.desktop import display, xwindows
 from steadyhand.desktop.deadline import Deadline
 from steadyhand.desktop.xwindows import (
     WindowFacts,
@@ -58,6 +58,8 @@ class Windows:
         self.worker = desktop.worker
 
     async def _on_thread(self, work: Callable[[], T], deadline: float, doing: str) -> T:
+        display.x11_only("desktop window commands")
+
         def run(_: Deadline) -> T:
             return work()
 
@@ -69,6 +71,7 @@ class Windows:
         """The top-level windows (of one application: its name, WM_CLASS or pid), and the
         window manager's name."""
 
+        display.x11_only("desktop windows")
         every, wm = await self.worker.run(
             lambda _: (list_windows(everything), wm_name()), deadline, "listing windows"
         )

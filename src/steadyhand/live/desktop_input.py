@@ -1,14 +1,14 @@
 """A person's clicks, keys and wheel turns in the live view, played on the X screen.
 
 The desktop's frames are the whole X screen, so the page's coordinates are screen pixels.
-Events go through XTEST (desktop/xinput.py) on the AT-SPI thread, which owns the display
+Events go through XTEST (desktop/display.py) on the AT-SPI thread, which owns the display
 connection, in order. Only while a person has taken the desktop over: the agent's
 `desktop.*` commands that act are refused meanwhile, so the two never type into each other.
 """
 
 from __future__ import annotations
 
-from steadyhand.desktop import xinput
+from steadyhand.desktop import display
 from steadyhand.desktop.deadline import Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.live.remote_input import Click, InputEvent, Key, Pointer, Text, Wheel
@@ -32,7 +32,7 @@ MODIFIERS = {"Control": "ctrl", "Alt": "alt", "Shift": "shift", "Meta": "super"}
 
 def play(events: list[InputEvent], held: Takeover, _deadline: Deadline) -> None:
     """Play `events` on the X screen in order, counting them on the takeover."""
-    width, height = xinput.screen_size()
+    width, height = display.size()
     for event in events:
         if isinstance(event, Click | Pointer | Wheel):
             x, y = int(event.x), int(event.y)
@@ -43,28 +43,28 @@ def play(events: list[InputEvent], held: Takeover, _deadline: Deadline) -> None:
                     "send screen pixels, as the desktop frames' size gives them",
                 )
         if isinstance(event, Click):
-            xinput.click(x, y, BUTTONS[event.button], event.count)
+            display.click(x, y, BUTTONS[event.button], event.count)
             held.clicks += 1
         elif isinstance(event, Pointer):
-            xinput.pointer(event.type, x, y, BUTTONS[event.button])
+            display.pointer(event.type, x, y, BUTTONS[event.button])
             held.clicks += event.type == "down"
         elif isinstance(event, Key):
             _key(event)
             held.keys += 1
         elif isinstance(event, Text):
-            xinput.type_text(event.text)
+            display.type_text(event.text)
             held.keys += len(event.text)
         else:
-            xinput.scroll(x, y, _steps(event.dx), _steps(event.dy))
+            display.scroll(x, y, _steps(event.dx), _steps(event.dy))
 
 
 def _key(event: Key) -> None:
     name = KEYS.get(event.key, event.key)
     mods = [MODIFIERS[m] for m in event.modifiers if m != "Shift" or len(name) > 1]
     if len(name) == 1 and not mods:  # a character: typed as the keymap has it
-        xinput.type_text(name)
+        display.type_text(name)
         return
-    xinput.press("+".join([*mods, name.lower() if len(name) == 1 else name]))
+    display.press("+".join([*mods, name.lower() if len(name) == 1 else name]))
 
 
 def _steps(pixels: float) -> int:

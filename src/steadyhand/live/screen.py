@@ -22,7 +22,7 @@ from typing import Any
 
 from playwright.async_api import CDPSession, Error, Page
 
-from steadyhand.desktop import see, xinput
+from steadyhand.desktop import display, see, xinput
 from steadyhand.engine.recording import start_screencast
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -215,6 +215,8 @@ class DesktopScreen(Screen):
             await asyncio.sleep(max(0.0, started + self.interval_s - time.monotonic()))
 
     def _own_grab(self) -> see.Canvas:
+        if display.is_wayland():
+            return display.grab()
         if self._display is None:
             self._display = xinput.open_display()
         return see.grab(self._display)

@@ -1,5 +1,5 @@
-"""`steadyhand desktop session [--size WxH] [--wm openbox] -- CMD ARGS...`: CMD in a private
-desktop.
+"""`steadyhand desktop session [--size WxH] [--wm openbox] [--wayland] -- CMD ARGS...`: CMD
+in a private desktop (X11 on Xvfb, or Wayland on a headless sway).
 
 A process wrapper, not a daemon command: it starts a DesktopSession, runs CMD in the
 foreground with the session's environment, stops everything the session started once CMD
@@ -21,7 +21,7 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.fronts.cli.errors import report_error
 
 PR_SET_CHILD_SUBREAPER = 36
-EXPORTED = ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
+EXPORTED = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -39,6 +39,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="start this window manager (e.g. openbox) on the desktop; default: none",
     )
     parser.add_argument(
+        "--wayland",
+        action="store_true",
+        help="a Wayland desktop: a headless sway (wlroots) instead of Xvfb; apps get "
+        "GDK_BACKEND=wayland and QT_QPA_PLATFORM=wayland",
+    )
+    parser.add_argument(
         "--verbose", action="store_true", help="print the session's variables on stderr"
     )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS")
@@ -54,10 +60,17 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     _become_subreaper()
     try:
-        with DesktopSession(args.size, window_manager=args.wm) as session:
+        if args.wayland and args.wm:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "--wm is for X sessions: sway is the Wayland session's window manager",
+                "drop --wm, or --wayland",
+            )
+        with DesktopSession(args.size, window_manager=args.wm, wayland=args.wayland) as session:
             if args.verbose:
                 for name in EXPORTED:
-                    print(f"{name}={session.env[name]}", file=sys.stderr)
+                    if name in session.env:
+                        print(f"{name}={session.env[name]}", file=sys.stderr)
                 print(f"started in {session.started_s:.2f} s", file=sys.stderr)
             return _run(session, args.command)
     except SteadyhandError as exc:
