@@ -39,6 +39,7 @@ DESKTOP_EVENT_KINDS = (
     "state.changed",
     "selection.changed",
     "caret.moved",
+    "children.changed",
     "app.started",
     "app.exited",
 )

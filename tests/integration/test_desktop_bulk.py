@@ -3,7 +3,10 @@ what the object-by-object walk shows, on the real GTK 3 and Qt 6 forms, and its 
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import time
 
 import pytest
 
@@ -46,3 +49,24 @@ def test_a_bulk_read_shows_what_the_walk_shows(
         assert re.search(rf'text "Name" [^\n]*\[ref={name}\]: Bulk', after["snapshot"])
         again = d.call("desktop.snapshot", app=pid)
         assert again["read"] == {pid: "cache"} and again["cached"] == [app.pid]
+
+
+def test_a_hung_application_does_not_stop_another_ones_snapshot(
+    desktop: DesktopSession, desktop_daemon: Daemon
+) -> None:
+    d = desktop_daemon
+    with launched(desktop, gtk3_form()) as hung, launched(desktop, qt6_form()) as qt:
+        wait_on_bus(desktop, hung.pid, "push button", "Greet")
+        wait_on_bus(desktop, qt.pid, "push button", "Greet")
+        # The daemon looks at a new application's windows for LOOKS_S (3.2 s): a hung one
+        # would hold its AT-SPI thread meanwhile, which is not what is tested here.
+        time.sleep(3.5)
+        os.kill(hung.pid, signal.SIGSTOP)
+        try:
+            # Within a deadline that waiting out the hung one's name (or walking) would miss.
+            shown = d.call("desktop.snapshot", app=str(qt.pid), fresh=True, timeout=4000)
+            assert shown["read"] == {str(qt.pid): "bulk"} and "Greet" in shown["snapshot"]
+            named = {a["pid"]: a["name"] for a in d.call("desktop.apps")["apps"]}
+            assert named[qt.pid] == "qt6_form"
+        finally:
+            os.kill(hung.pid, signal.SIGCONT)

@@ -77,6 +77,11 @@ def test_each_effect_kind(desktop_daemon: Daemon, form: tuple[str, int]) -> None
 
     # keys: a key with nothing to do changes nothing; typed into a field, it confirms
     assert d.fail("desktop.press", keys="shift").data["effect"] == "suspected_noop"
+    # an element that does not take the focus gets no keys
+    pad = re.search(r'(?:panel|filler) "Click pad" \[ref=(d\d+)\]', page)
+    assert pad is not None, page
+    unfocused = d.fail("desktop.press", keys="z", ref=pad.group(1))
+    assert unfocused.code == "not_actionable" and unfocused.data["effect"] == "refused"
     pressed = d.call("desktop.press", keys="x", ref=name)
     assert pressed["effect"] == "confirmed", (pressed, page_of(d, pid))
     assert re.search(r'text "Name" [^\n]*: (Ada)?x\n', page_of(d, pid))  # GTK selects all

@@ -6,8 +6,11 @@ is refused with a clear error."""
 from __future__ import annotations
 
 import os
+import pwd
 import re
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +132,31 @@ def test_the_cli_starts_a_wayland_session_and_stops_sway() -> None:
         "desktop", "session", "--wayland", "--wm", "openbox", "--", "true", env=dict(os.environ)
     )
     assert refused.rc != 0 and "--wm is for X sessions" in refused.err
+
+
+def test_sway_runs_as_an_id_of_its_own_with_none_of_our_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As root, sway (which refuses root) runs as a user id no account has, in a 0700
+    directory of that id, and none of the caller's environment (a secret in it) reaches it:
+    no other process can reach its sockets, its screen or its input."""
+    if missing_programs(wayland=True) or os.geteuid() != 0:
+        pytest.skip("a Wayland session as root (sway, grim; run as root)")
+    monkeypatch.setenv("STEADYHAND_TEST_SECRET", "s3cret-for-sway")
+    with DesktopSession(wayland=True) as session:
+        sway = session._services["sway"]  # setpriv executes sway: the same process
+        environ = Path(f"/proc/{sway.pid}/environ").read_bytes()
+        assert b"s3cret-for-sway" not in environ and b"DBUS_SESSION_BUS_ADDRESS" not in environ
+        uids = next(
+            line
+            for line in Path(f"/proc/{sway.pid}/status").read_text().splitlines()
+            if line.startswith("Uid:")
+        )
+        uid = int(uids.split()[1])
+        assert uid != 0
+        with pytest.raises(KeyError):
+            pwd.getpwuid(uid)
+        socket_dir = Path(session.env["WAYLAND_DISPLAY"]).parent
+        info = socket_dir.stat()
+        assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (uid, 0o700)
+    assert not socket_dir.exists()

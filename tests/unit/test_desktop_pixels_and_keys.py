@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from steadyhand.desktop.effects import changed, rows_changed
+from steadyhand.desktop.atspi import Box
+from steadyhand.desktop.effects import changed
+from steadyhand.desktop.see import blank
 from steadyhand.desktop.sway import ppm
 from steadyhand.desktop.wayland import CHARS, NAMED, _code
 from steadyhand.errors import SteadyhandError
@@ -29,20 +31,21 @@ def paint(data: bytearray, x: int, y: int, w: int, h: int) -> bytearray:
 def test_a_caret_is_not_a_change_a_label_is() -> None:
     before = image()
     caret = paint(before, 10, 2, 1, 6)  # a 1-pixel line
-    assert not changed(bytes(before), bytes(caret), WIDTH, frozenset())
+    assert not changed(bytes(before), bytes(caret), WIDTH)
     label = paint(before, 5, 3, 12, 4)
-    assert changed(bytes(before), bytes(label), WIDTH, frozenset())
-    assert not changed(bytes(before), bytes(before), WIDTH, frozenset())
+    assert changed(bytes(before), bytes(label), WIDTH)
+    assert not changed(bytes(before), bytes(before), WIDTH)
 
 
-def test_rows_already_moving_are_left_out() -> None:
+def test_boxes_left_out_are_blanked_in_both_grabs() -> None:
+    """What an object that changed just before does (its animation) is not compared."""
     before = image()
     animated = paint(before, 5, 3, 12, 2)
-    moving = frozenset(rows_changed(bytes(before), bytes(animated), WIDTH, grow=1))
-    assert moving == {2, 3, 4, 5}
-    assert not changed(bytes(before), bytes(animated), WIDTH, moving)
-    elsewhere = paint(animated, 5, 8, 12, 1)
-    assert changed(bytes(before), bytes(elsewhere), WIDTH, moving)
+    for data in (before, animated):
+        blank(data, WIDTH, (0, 0, WIDTH, 10), Box(5, 3, 12, 2), 1)
+    assert not changed(bytes(before), bytes(animated), WIDTH)
+    elsewhere = paint(animated, 20, 8, 12, 1)
+    assert changed(bytes(before), bytes(elsewhere), WIDTH)
 
 
 def test_ppm_as_grim_writes_it() -> None:
@@ -59,3 +62,9 @@ def test_the_us_keys() -> None:
     assert NAMED["return"] == 28 and _code("BackSpace", "BackSpace") == (14, False)
     with pytest.raises(SteadyhandError, match="no key"):
         _code("Hyper_Q", "ctrl+Hyper_Q")
+
+
+@pytest.mark.parametrize("data", [b"", b"P6", b"P6\n2 1\n255\n\x01", b"P5\n1 1\n255\n\x00", b"# x"])
+def test_no_image_from_grim_is_an_error_not_a_hang(data: bytes) -> None:
+    with pytest.raises(SteadyhandError, match="no P6"):
+        ppm(data)

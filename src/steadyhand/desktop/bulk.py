@@ -16,6 +16,7 @@ walked instead (`BulkUnsupported`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import time
@@ -28,6 +29,8 @@ from steadyhand.desktop.deadline import timed_out
 from steadyhand.desktop.tree import MAX_NODES, Node
 
 WINDOW = 128  # calls in flight per connection: dbus-fast does not wait on a full socket
+CHECK_S = 0.25  # how often a wait looks whether the connection is still there
+ANSWER_S = 1.0  # how long an application may take to say its name or offer its socket
 ROOT = "/org/a11y/atspi/accessible/root"
 REGISTRY = "org.a11y.atspi.Registry"
 NULL = "/org/a11y/atspi/null"
@@ -60,23 +63,29 @@ def states_of(words: list[int]) -> frozenset[str]:
 
 
 class Pipe:
-    """Calls to one peer over one connection, at most WINDOW in flight; each answer goes to
-    the call's callback, which may make more calls."""
+    """Calls to one peer over one connection; each answer goes to the call's callback, which
+    may make more calls. At most WINDOW calls are in flight on the connection, counted in
+    `budget`, which every Pipe on it shares (dbus-fast does not wait on a full socket)."""
 
-    def __init__(self, bus: Any, dest: str | None) -> None:
+    def __init__(self, bus: Any, dest: str | None, budget: list[int]) -> None:
         from dbus_fast import Message
 
         self._message = Message
         self.bus = bus
         self.dest = dest
         self.calls = 0
+        self._budget = budget
         self._waiting: list[tuple[Any, Callable[[Reply], None]]] = []
         self._sent: dict[int, Callable[[Reply], None]] = {}
         self._idle: asyncio.Future[None] | None = None
         bus.add_message_handler(self._on_message)
 
     def close(self) -> None:
+        """Stop listening; answers still to come are dropped (their budget given back)."""
         self.bus.remove_message_handler(self._on_message)
+        self._budget[0] -= len(self._sent)
+        self._sent.clear()
+        self._waiting.clear()
 
     def call(
         self,
@@ -100,33 +109,48 @@ class Pipe:
         self._pump()
 
     def _pump(self) -> None:
-        while self._waiting and len(self._sent) < WINDOW:
+        while self._waiting and self._budget[0] < WINDOW:
             message, then = self._waiting.pop()
             message.serial = self.bus.next_serial()
             self._sent[message.serial] = then
+            self._budget[0] += 1
             self.bus.send(message)
 
     def _on_message(self, message: Any) -> bool:
         then = self._sent.pop(message.reply_serial, None) if message.reply_serial else None
         if then is None:
             return False
+        self._budget[0] -= 1
         then(None if message.message_type.name == "ERROR" else list(message.body))
         self._pump()
         if not self._sent and not self._waiting and self._idle and not self._idle.done():
             self._idle.set_result(None)
         return True
 
-    async def drained(self, deadline: float, doing: str) -> None:
-        """Wait until every call made (and every call their answers made) has answered."""
+    async def drained(self, deadline: float, doing: str, *, quiet: bool = False) -> bool:
+        """Wait until every call made (and every call their answers made) has answered:
+        True. At `deadline`, `timeout` (`quiet`: False, the rest dropped); the connection
+        closing (the application exited) is `BulkUnsupported`."""
         if not self._sent and not self._waiting:
-            return
-        self._idle = asyncio.get_running_loop().create_future()
-        try:
-            await asyncio.wait_for(self._idle, max(0.001, deadline - time.monotonic()))
-        except TimeoutError as exc:
-            self._sent.clear()
-            self._waiting.clear()
-            raise timed_out(f"{doing} did not finish within its deadline") from exc
+            return True
+        idle = self._idle = asyncio.get_running_loop().create_future()
+        while not idle.done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            # Looked at between waits: dbus-fast drops our handler when the peer goes away
+            # and says nothing (awaiting its disconnect future would cancel it for good).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(idle), min(left, CHECK_S))
+            if not idle.done() and not self.bus.connected:
+                self.close()
+                raise BulkUnsupported(f"{doing}: the connection closed (the application exited?)")
+        if idle.done():
+            return True
+        self.close()
+        if quiet:
+            return False
+        raise timed_out(f"{doing} did not finish within its deadline")
 
 
 @dataclass(eq=False)
@@ -231,11 +255,11 @@ class Reading:
         self._answered(obj)
 
     def _children(self, obj: _Object, reply: Reply, answered: bool = False) -> None:
-        for bus, path in reply[0] if reply else []:
+        for index, (bus, path) in enumerate(reply[0] if reply else []):
             if self.count >= self.limit:
                 break
             if path != NULL and (self.pipe.dest is None or bus == self.pipe.dest):
-                obj.kids.append(self._visit(path, obj, len(obj.kids)))
+                obj.kids.append(self._visit(path, obj, index))
         if answered:
             self._answered(obj)
 
@@ -256,7 +280,7 @@ class Reading:
             or (obj.name and "Component" in have)
         ):
             call(path, P + "Action", "GetActions", lambda r: _actions(obj, r))
-        if "Text" in have and ("EditableText" in have or "editable" in obj.states):
+        if _editable(obj):
             # Chromium's web fields are editable Text without EditableText.
             call(path, P + "Text", "GetText", lambda r: _text(obj, r), "ii", 0, -1)
 
@@ -266,8 +290,8 @@ class Reading:
         selection."""
         holders: dict[_Object, _Object] = {}
         for obj in list(self.by_path.values()):
-            if obj.role != "combo box":
-                continue
+            if obj.role != "combo box" or _editable(obj):
+                continue  # an editable combo's text is what was typed (atspi.read)
             if "Selection" in obj.interfaces:
                 holders[obj] = obj
             elif len(obj.kids) == 1:
@@ -308,6 +332,11 @@ class Reading:
         return node
 
 
+def _editable(obj: _Object) -> bool:
+    have = obj.interfaces
+    return "Text" in have and ("EditableText" in have or "editable" in obj.states)
+
+
 def _box(obj: _Object, reply: Reply) -> None:
     if reply:
         x, y, width, height = reply[0]
@@ -333,6 +362,10 @@ def _named(reply: Reply) -> str:
     return " ".join(str(reply[0].value).split()) if reply else ""
 
 
+def _extend(into: list[Any], reply: Reply) -> None:
+    into.extend(reply[0] if reply else [])
+
+
 def _pid(reply: Reply) -> int:
     return int(reply[0]) if reply else 0
 
@@ -343,11 +376,13 @@ def _keep(into: dict[str, Any], key: str, read: Callable[[Reply], Any], reply: R
 
 class BulkReader:
     """The daemon's connections for bulk reads: the accessibility bus, and a peer-to-peer
-    socket per application that offers one."""
+    socket per application that offers one (dropped once the application is gone)."""
 
     def __init__(self) -> None:
         self._bus: Any = None
         self._peers: dict[str, Any] = {}  # bus name -> its own connection, or None
+        self._budgets: dict[int, list[int]] = {}  # calls in flight, by connection
+        self._connecting: asyncio.Lock | None = None
 
     @staticmethod
     def available() -> bool:
@@ -357,26 +392,42 @@ class BulkReader:
             return False
         return True
 
+    def _pipe(self, bus: Any, dest: str | None) -> Pipe:
+        return Pipe(bus, dest, self._budgets.setdefault(id(bus), [0]))
+
     async def _a11y_bus(self) -> Any:
         """The accessibility bus; `BulkUnsupported` when it cannot be reached (no desktop:
         the walk's worker says why in its own words)."""
-        if self._bus is None or not self._bus.connected:
-            from dbus_fast.aio import MessageBus
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:  # two commands at once connect once
+            if self._bus is None or not self._bus.connected:
+                from dbus_fast.aio import MessageBus
 
-            try:
-                address = os.environ.get("AT_SPI_BUS_ADDRESS") or await _a11y_address()
-                self._bus = await asyncio.wait_for(MessageBus(bus_address=address).connect(), 5)
-            except Exception as exc:  # no session bus, no a11y bus, refused
-                raise BulkUnsupported(f"the accessibility bus is not reachable: {exc}") from exc
-            self._peers.clear()
-        return self._bus
+                self._drop_peers(set())
+                try:
+                    address = os.environ.get("AT_SPI_BUS_ADDRESS") or await _a11y_address()
+                    connecting = MessageBus(bus_address=address).connect()
+                    self._bus = await asyncio.wait_for(connecting, 5)
+                except Exception as exc:  # no session bus, no a11y bus, refused
+                    raise BulkUnsupported(f"the accessibility bus is not reachable: {exc}") from exc
+                self._budgets = {id(self._bus): [0]}
+            return self._bus
+
+    def _drop_peers(self, keep: set[str]) -> None:
+        """Close the own sockets of applications not in `keep` (gone, or all)."""
+        for name in [n for n in self._peers if n not in keep]:
+            peer = self._peers.pop(name)
+            if peer is not None:
+                self._budgets.pop(id(peer), None)
+                peer.disconnect()
 
     async def read(self, bus_name: str, pid: int, deadline: float) -> tuple[Node, str]:
         """The application's tree, and how it was read: `bulk` over the bus, `bulk p2p`
         over its own socket."""
         bus = await self._a11y_bus()
         peer = await self._peer(bus, bus_name)
-        pipe = Pipe(peer or bus, None if peer else bus_name)
+        pipe = self._pipe(peer or bus, None if peer else bus_name)
         try:
             root = await Reading(pipe, pid).read(deadline)
         finally:
@@ -384,10 +435,11 @@ class BulkReader:
         return root, "bulk p2p" if peer else "bulk"
 
     async def _peer(self, bus: Any, bus_name: str) -> Any:
-        if bus_name in self._peers and (
-            self._peers[bus_name] is None or self._peers[bus_name].connected
-        ):
-            return self._peers[bus_name]
+        known = self._peers.get(bus_name, False)
+        if known is None or (known is not False and known.connected):
+            return known
+        if known is not False:  # its socket closed: the application may have restarted
+            self._budgets.pop(id(known), None)
         from dbus_fast import Message, MessageType
         from dbus_fast.aio import MessageBus
 
@@ -399,50 +451,50 @@ class BulkReader:
             member="GetApplicationBusAddress",
         )
         try:
-            reply = await asyncio.wait_for(bus.call(asked), 1.0)
+            reply = await asyncio.wait_for(bus.call(asked), ANSWER_S)
             if reply.message_type == MessageType.METHOD_RETURN and reply.body[0]:
-                self._peers[bus_name] = await asyncio.wait_for(
-                    MessageBus(bus_address=reply.body[0]).connect(), 1.0
-                )
-        except (OSError, TimeoutError, Exception):  # no socket of its own: the bus serves
+                connecting = MessageBus(bus_address=reply.body[0]).connect()
+                self._peers[bus_name] = await asyncio.wait_for(connecting, ANSWER_S)
+        except Exception:  # no socket of its own (or it does not answer): the bus serves
             self._peers[bus_name] = None
         return self._peers[bus_name]
 
     async def applications(self, deadline: float) -> list[tuple[str, int, str]]:
-        """(name, pid, bus name) of every application on the accessibility bus."""
+        """(name, pid, bus name) of every application on the accessibility bus; one that
+        does not answer within ANSWER_S (hung) has the name "", as the walk says it."""
         bus = await self._a11y_bus()
-        pipe = Pipe(bus, REGISTRY)
         found: list[tuple[str, str]] = []
-        pipe.call(ROOT, P + "Accessible", "GetChildren", lambda r: found.extend(r[0] if r else []))
+        pipe = self._pipe(bus, REGISTRY)
         try:
+            pipe.call(ROOT, P + "Accessible", "GetChildren", functools.partial(_extend, found))
             await pipe.drained(deadline, "listing applications")
         finally:
             pipe.close()
         names: dict[str, str] = {}
         pids: dict[str, int] = {}
-        pipes = [Pipe(bus, "org.freedesktop.DBus")]
-        for bus_name, path in found:
-            pipes.append(Pipe(bus, bus_name))
-            then = functools.partial(_keep, names, bus_name, _named)
-            pipes[-1].call(path, PROPS, "Get", then, "ss", P + "Accessible", "Name")
-            then = functools.partial(_keep, pids, bus_name, _pid)
-            pipes[0].call(DBUS_PATH, DBUS, "GetConnectionUnixProcessID", then, "s", bus_name)
+        pipes: list[Pipe] = []
+        soon = min(deadline, time.monotonic() + ANSWER_S)
         try:
-            for pipe in pipes:
-                await pipe.drained(deadline, "listing applications")
+            pipes.append(self._pipe(bus, DBUS))
+            for bus_name, path in found:
+                pipes.append(self._pipe(bus, bus_name))
+                then = functools.partial(_keep, names, bus_name, _named)
+                pipes[-1].call(path, PROPS, "Get", then, "ss", P + "Accessible", "Name")
+                then = functools.partial(_keep, pids, bus_name, _pid)
+                pipes[0].call(DBUS_PATH, DBUS, "GetConnectionUnixProcessID", then, "s", bus_name)
+            for each in pipes:
+                await each.drained(soon, "listing applications", quiet=True)
         finally:
-            for pipe in pipes:
-                pipe.close()
+            for each in pipes:
+                each.close()
+        self._drop_peers({b for b, _path in found})
         return [(names.get(b, ""), pids.get(b, 0), b) for b, _path in found]
 
     async def close(self) -> None:
-        for peer in self._peers.values():
-            if peer is not None:
-                peer.disconnect()
+        self._drop_peers(set())
         if self._bus is not None:
             self._bus.disconnect()
         self._bus = None
-        self._peers.clear()
 
 
 async def _a11y_address() -> str:

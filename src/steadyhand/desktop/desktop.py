@@ -21,7 +21,7 @@ from steadyhand.desktop import display, procs, see, xwindows
 from steadyhand.desktop.atspi import OFFSCREEN, Box, Facts, atspi, attempt, read
 from steadyhand.desktop.bulk import BulkReader, BulkUnsupported
 from steadyhand.desktop.deadline import Deadline, timed_out
-from steadyhand.desktop.effects import Watcher, top_level, window_of
+from steadyhand.desktop.effects import REFUSED, Watcher, top_level, window_of
 from steadyhand.desktop.events import DesktopEvents
 from steadyhand.desktop.router import Acted, Router, judge
 from steadyhand.desktop.transport import Target, Want
@@ -69,7 +69,7 @@ class Desktop:
         self._walks: dict[int, Walked] = {}  # pid -> its last walk
         self.bulk = BulkReader() if BulkReader.available() else None
         self.cdp = CdpTransport(playwright)
-        self.watcher = Watcher(self.events, self.worker)
+        self.watcher = Watcher(self.events, self.worker, self.refs.boxes)
         self.router = Router(
             self.worker,
             [AtspiTransport(self.worker), self.cdp, XInputTransport(self.worker)],
@@ -263,8 +263,10 @@ class Desktop:
     ) -> tuple[str, str, str]:
         """Press a key combination (X input), on `ref` once it has the focus: the route,
         and the effect with its evidence (effects.py), watched in the ref's window (any
-        application's events and the whole screen, without one). The focus is given
-        before the watch begins: the field's own focus is not what the keys did."""
+        application's events and the whole screen, without one: then a change is only
+        `partial`, as the keys' own). The focus is given before the watch begins: the
+        field's own focus is not what the keys did; an element that does not take it gets
+        no keys (`not_actionable`, refused)."""
         facts: Facts | None = None
         window: Box | None = None
         if ref is not None:
@@ -276,12 +278,18 @@ class Desktop:
                 until = min(limit.at, time.monotonic() + FOCUS_S)
                 while True:
                     now = read(node.obj, node.facts.pid, limit)
-                    if "focused" in now.states or time.monotonic() > until:
+                    if "focused" in now.states:
                         return node, now
+                    if time.monotonic() > until:
+                        raise unfocused(ref, now)
                     time.sleep(0.02)
 
             node, facts = await self.worker.run(focus, deadline, f"focusing {ref}")
             window = window_of(node)
+        else:
+            width, height = await self.worker.run(lambda _: display.size(), deadline, "screen")
+            window = Box(0, 0, width, height)
+        await self.worker.run(lambda _: display.prepare(), deadline, "preparing real input")
         watch = await self.watcher.begin(
             facts.pid if facts else None,
             facts.path if facts else "",
@@ -309,6 +317,7 @@ class Desktop:
             route,
             allow_noop=allow_noop,
             outside=shortcut,
+            unaimed=ref is None,
         )
         return route, found, why
 
@@ -352,7 +361,10 @@ class Desktop:
                 how[pid] = "cache"
                 continue
             generation = self.events.generation(pid)  # before: what changes during the read counts
-            root, how[pid] = await self._read(handle, pid, deadline)
+            had = await self._read(handle, pid, deadline, alone=app is not None)
+            if had is None:  # it exited since it was listed
+                continue
+            root, how[pid] = had
             self._walks[pid] = Walked(root, generation, time.monotonic())  # its age: from its end
             roots.append(root)
             read.append(root)
@@ -366,15 +378,23 @@ class Desktop:
         await self.worker.run(assign, deadline, "handing out refs")
         return roots, how
 
-    async def _read(self, handle: Any, pid: int, deadline: float) -> tuple[Node, str]:
+    async def _read(
+        self, handle: Any, pid: int, deadline: float, *, alone: bool
+    ) -> tuple[Node, str] | None:
         """One application's tree: in bulk by its bus name, else walked (an application
-        whose root does not answer the bulk calls, too)."""
+        whose root does not answer the bulk calls, too). None: it exited meanwhile (when
+        it is not the `alone` one asked for, whose absence is `not_found`)."""
         if isinstance(handle, str) and self.bulk is not None:
             try:
                 return await self.bulk.read(handle, pid, deadline - MARGIN_S)
             except BulkUnsupported as exc:
                 log.info("desktop: walking pid %d: %s", pid, exc)
-                listed = await self._listed(str(pid), deadline, bulk=False)
+                try:
+                    listed = await self._listed(str(pid), deadline, bulk=False)
+                except SteadyhandError as gone:
+                    if alone or gone.code != ErrorCode.NOT_FOUND:
+                        raise
+                    return None
                 handle = listed[0][2]
         root = await self.worker.run(
             lambda limit: walk(handle, pid, limit), deadline, "reading the accessibility tree"
@@ -417,6 +437,16 @@ def _shown(root: Node, screen: tuple[int, int]) -> list[Node]:
         found.append(node)
         stack.extend(node.children)
     return found
+
+
+def unfocused(ref: str, facts: Facts) -> SteadyhandError:
+    return SteadyhandError(
+        ErrorCode.NOT_ACTIONABLE,
+        f"{ref} ({facts.role} {facts.name!r}) did not take the keyboard focus: no keys were sent",
+        "press without --ref sends them wherever the focus is; or focus its window first "
+        "(`desktop window focus ID`)",
+        {"effect": REFUSED},
+    )
 
 
 def _place(root: Node) -> None:

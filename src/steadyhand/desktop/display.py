@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from steadyhand.desktop import see, sway, wayland, xinput, xwindows
 from steadyhand.desktop.atspi import Box
@@ -28,48 +30,72 @@ def route() -> str:
     return "wlinput" if is_wayland() else "xinput"
 
 
+def prepare() -> None:
+    """Make what real input needs before an action is watched: under Wayland the virtual
+    devices, whose first keyboard gives a window the focus (an event of its own)."""
+    if is_wayland():
+        _wayland(wayland.ready)
+
+
 def size() -> tuple[int, int]:
     return sway.screen_size() if is_wayland() else xinput.screen_size()
 
 
+def _wayland(send: Callable[..., None], *args: Any) -> None:
+    """Input through the virtual devices; after a broken connection they are made anew."""
+    try:
+        send(size(), *args)
+    except OSError as exc:
+        wayland.forget()
+        raise SteadyhandError(
+            ErrorCode.ACTION_FAILED,
+            f"the Wayland compositor's connection broke: {exc}",
+            "try again (the devices are made anew); the compositor may have restarted",
+        ) from exc
+    except SteadyhandError as exc:
+        if exc.code != ErrorCode.BAD_REQUEST:  # the compositor failed, not the request
+            wayland.forget()
+        raise
+
+
 def click(x: int, y: int, button: int = 1, times: int = 1) -> None:
     if is_wayland():
-        wayland.click(size(), x, y, button, times)
+        _wayland(wayland.click, x, y, button, times)
     else:
         xinput.click(x, y, button, times)
 
 
 def pointer(kind: str, x: int, y: int, button: int = 1) -> None:
     if is_wayland():
-        wayland.pointer(size(), kind, x, y, button)
+        _wayland(wayland.pointer, kind, x, y, button)
     else:
         xinput.pointer(kind, x, y, button)
 
 
 def scroll(x: int, y: int, dx: int, dy: int) -> None:
     if is_wayland():
-        wayland.scroll(size(), x, y, dx, dy)
+        _wayland(wayland.scroll, x, y, dx, dy)
     else:
         xinput.scroll(x, y, dx, dy)
 
 
 def drag(start: tuple[int, int], end: tuple[int, int]) -> None:
     if is_wayland():
-        wayland.drag(size(), start, end)
+        _wayland(wayland.drag, start, end)
     else:
         xinput.drag(start, end)
 
 
 def press(combo: str) -> None:
     if is_wayland():
-        wayland.press(size(), combo)
+        _wayland(wayland.press, combo)
     else:
         xinput.press(combo)
 
 
 def type_text(text: str) -> None:
     if is_wayland():
-        wayland.type_text(size(), text)
+        _wayland(wayland.type_text, text)
     else:
         xinput.type_text(text)
 
@@ -82,10 +108,10 @@ def grab() -> see.Canvas:
     return see.grab()
 
 
-def region_pixels(region: Box | None, skip: Box | None, margin: int) -> bytes:
-    """`region` of the screen, 4 bytes a pixel, with `skip` (grown by `margin`) blanked."""
+def region_pixels(region: Box | None, skips: Sequence[Box], margin: int) -> bytes:
+    """`region` of the screen, 4 bytes a pixel, with `skips` (grown by `margin`) blanked."""
     if not is_wayland():
-        return see.region_pixels(region, skip, margin)
+        return see.region_pixels(region, skips, margin)
     area = see.clip(region, *size())
     if area is None:
         return b""
@@ -93,7 +119,7 @@ def region_pixels(region: Box | None, skip: Box | None, margin: int) -> bytes:
     w, h, rgb = sway.grab(Box(x0, y0, x1 - x0, y1 - y0))
     data = bytearray(w * h * 4)
     data[0::4], data[1::4], data[2::4] = rgb[0::3], rgb[1::3], rgb[2::3]
-    if skip is not None:
+    for skip in skips:
         see.blank(data, w, (x0, y0, x1, y1), skip, margin)
     return bytes(data)
 
@@ -112,7 +138,7 @@ def covered(pid: int, point: tuple[int, int]) -> bool:
 def focus_window(pid: int, title: str) -> None:
     """Give the keyboard to the application's window titled `title`."""
     if is_wayland():
-        sway.command(f"[pid={pid}] focus")
+        sway.command(f"[con_id={sway.window(pid, title)['id']}] focus")
         return
     for shown in xwindows.list_windows():
         if shown.pid == pid and " ".join(shown.title.split()) == title:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from steadyhand.desktop import display
@@ -33,13 +34,13 @@ from steadyhand.errors import SteadyhandError
 CONFIRMED, PARTIAL, UNVERIFIABLE = "confirmed", "partial", "unverifiable"
 NOOP, REFUSED = "suspected_noop", "refused"
 EFFECTS = (CONFIRMED, PARTIAL, UNVERIFIABLE, NOOP, REFUSED)
-NOOP_S = 0.5  # how long nothing must change to call it a no-op (Qt's events: ~100 ms late)
+NOOP_S = 1.0  # how long nothing must change to call it a no-op (Qt: events ~100 ms late;
+# Chromium under load: seen past 0.5 s)
 TREE_S = 0.25  # once only the screen changed: how long the tree may take to say why
 POLL_S = 0.02
 MARGIN = 4  # pixels around the target's box left out: its focus ring
 CARET = 3  # changes within a band this wide are a text caret blinking, not an effect
-BUSY_S = 1.0  # an application with events this recent may still be animating ...
-ANIMATION_S = 0.04  # ... which a second grab this much later shows
+BUSY_S = 1.0  # objects with events this recent may still be animating: left out
 CARET = 3  # changes within a band this wide are a text caret blinking, not an effect
 # The target's own changes that come from being acted on, not from what it does.
 OWN = frozenset({"focus", "pressed=true", "pressed=false", "armed=true", "armed=false"})
@@ -53,10 +54,11 @@ class Watch:
     path: str  # the target's own object (its own focus or press is not an effect)
     seq: int  # the event log's last event before the action
     region: Box | None  # the window (or screen) whose pixels are compared
-    skip: Box | None  # the target's own box, left out
+    # Left out: the target's own box, and those of objects that changed just before (their
+    # animation, a check mark drawing itself, is not this action's effect).
+    skips: tuple[Box, ...]
     pixels: bytes | None
     listening: bool
-    moving: frozenset[int] = frozenset()  # rows of the region already changing before
     began: float = field(default_factory=time.monotonic)
 
 
@@ -75,14 +77,24 @@ class Seen:
         return "the screen changed" if self.screen else "nothing changed"
 
 
+Boxes = Callable[[int, set[str]], list[Box]]  # the boxes of an app's objects, as last read
+
+
 class Watcher:
-    def __init__(self, events: DesktopEvents, worker: AtspiWorker) -> None:
+    def __init__(self, events: DesktopEvents, worker: AtspiWorker, boxes: Boxes) -> None:
         self.events = events
         self.worker = worker
+        self.boxes = boxes
 
     async def begin(
-        self, pid: int | None, path: str, region: Box | None, skip: Box | None, deadline: float
+        self,
+        pid: int | None,
+        path: str,
+        region: Box | None,
+        skip: Box | None,
+        deadline: float,
     ) -> Watch:
+        """What is there before an action; `region` None: events only (no pixels)."""
         try:
             await self.events.start(deadline)
             await self.events.caught_up(deadline)
@@ -90,23 +102,17 @@ class Watcher:
         except SteadyhandError:
             listening = False
         seq = self.events.log.last_seq
-        pixels = await self._pixels(region, skip, deadline)
-        moving: frozenset[int] = frozenset()
-        if pixels is not None and region is not None and self._busy(pid):
-            # An animation the application started before (a check mark drawing itself)
-            # is not this action's effect: the rows it moves in are left out.
-            await asyncio.sleep(ANIMATION_S)
-            again = await self._pixels(region, skip, deadline)
-            if again is not None:
-                moving = frozenset(rows_changed(pixels, again, region.width, grow=2))
-                pixels = again
-        return Watch(pid, path, seq, region, skip, pixels, listening, moving)
+        skips = [skip] if skip is not None else []
+        if region is not None and pid is not None:
+            skips += self.boxes(pid, self._recent(pid))
+        pixels = await self._pixels(region, tuple(skips), deadline)
+        return Watch(pid, path, seq, region, tuple(skips), pixels, listening)
 
-    def _busy(self, pid: int | None) -> bool:
-        """Whether the application had events within BUSY_S: its widgets may animate."""
-        found, _missed, _to = self.events.log.since(max(0, self.events.log.last_seq - 50))
+    def _recent(self, pid: int) -> set[str]:
+        """The objects of the application with events within BUSY_S (they may animate)."""
+        found, _missed, _to = self.events.log.since(max(0, self.events.log.last_seq - 200))
         now = time.time()
-        return any((pid is None or e.pid == pid) and now - e.ts < BUSY_S for e in found)
+        return {e.path for e in found if e.pid == pid and now - e.ts < BUSY_S}
 
     def can_watch(self, watch: Watch) -> bool:
         return watch.listening or watch.pixels is not None
@@ -119,10 +125,8 @@ class Watcher:
         events = [e for e in found if _counts(e, watch)]
         screen = False
         if watch.pixels is not None and watch.region is not None:
-            now = await self._pixels(watch.region, watch.skip, deadline)
-            screen = now is not None and changed(
-                watch.pixels, now, watch.region.width, watch.moving
-            )
+            now = await self._pixels(watch.region, watch.skips, deadline)
+            screen = now is not None and changed(watch.pixels, now, watch.region.width)
         return Seen(events, screen)
 
     async def settle(self, watch: Watch, deadline: float, *, tree_only: bool = False) -> Seen:
@@ -149,13 +153,15 @@ class Watcher:
                 return seen
             await asyncio.sleep(POLL_S)
 
-    async def _pixels(self, region: Box | None, skip: Box | None, deadline: float) -> bytes | None:
+    async def _pixels(
+        self, region: Box | None, skips: tuple[Box, ...], deadline: float
+    ) -> bytes | None:
         if region is None:
             return None
 
         def grab(_: Deadline) -> bytes | None:
             try:
-                return display.region_pixels(region, skip, MARGIN)
+                return display.region_pixels(region, skips, MARGIN)
             except Exception:  # no screen to read: the effect is judged by the tree alone
                 return None
 
@@ -174,39 +180,25 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return low
 
 
-def changed(before: bytes, after: bytes, width: int, moving: frozenset[int]) -> bool:
-    """Whether two grabs of a region (4 bytes a pixel, `width` pixels a row) differ, outside
-    the rows that were `moving` already, by more than a text caret's blink (changes within
-    a column band CARET pixels wide)."""
+def changed(before: bytes, after: bytes, width: int) -> bool:
+    """Whether two grabs of a region (4 bytes a pixel, `width` pixels a row) differ by more
+    than a text caret's blink (changes within a column band CARET pixels wide)."""
     if before == after:
         return False
     if len(before) != len(after) or width <= 0:
         return True
     stride = width * 4
     left, right = width, -1
-    for row in rows_changed(before, after, width):
-        if row in moving:
-            continue
-        start = row * stride
+    for start in range(0, len(before), stride):
         old, new = before[start : start + stride], after[start : start + stride]
+        if old == new:
+            continue
         first = _first_difference(old, new)
         last = len(old) - 1 - _first_difference(old[::-1], new[::-1])
         left, right = min(left, first // 4), max(right, last // 4)
         if right - left >= CARET:
             return True
     return False
-
-
-def rows_changed(before: bytes, after: bytes, width: int, grow: int = 0) -> list[int]:
-    """The rows that differ between two grabs (and `grow` rows around each)."""
-    stride = width * 4
-    rows = len(before) // stride if stride else 0
-    found: set[int] = set()
-    for row in range(rows):
-        start = row * stride
-        if before[start : start + stride] != after[start : start + stride]:
-            found.update(range(max(0, row - grow), min(rows, row + grow + 1)))
-    return sorted(found)
 
 
 def _counts(event: DesktopEvent, watch: Watch) -> bool:

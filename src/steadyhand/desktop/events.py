@@ -345,7 +345,11 @@ class DesktopEvents:
                     self._window_gone(app, str(child.path), kind_of)
                 else:
                     self._windows(source, app, report=True)
-            if app is not None:
+            if app is not None and path != ROOT:  # the tree changed: a child came or went
+                role, name = _cached(Atspi, source)
+                minor = "add" if ":add" in kind_of else "remove"
+                self._say("children.changed", app, path, role, name, detail=minor, atspi=kind_of)
+            elif app is not None:
                 self.log.bump(app.pid)
             return
         app = self._app(source, bus)

@@ -7,6 +7,7 @@ what each before it said."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from steadyhand.desktop import display
 from steadyhand.desktop.atspi import Facts, atspi, attempt, read
 from steadyhand.desktop.deadline import Deadline, timed_out
 from steadyhand.desktop.effects import (
@@ -24,6 +26,7 @@ from steadyhand.desktop.effects import (
     REFUSED,
     UNVERIFIABLE,
     Seen,
+    Watch,
     Watcher,
     read_back,
     top_level,
@@ -76,13 +79,7 @@ class Router:
         masked = want.kind == "type" and target.facts.role == "password text"
         effect = None if masked else expected(target.facts, want)
         marks = await self._marks(target, want, deadline)
-        watch = await self.watcher.begin(
-            target.facts.pid,
-            target.facts.path,
-            window_of(target.node),
-            None if top_level(target.node) is target.node else target.facts.box,
-            deadline,
-        )
+        watch = await self._watch(target, masked or (effect is None and not marks), deadline)
         first = FIRST.get(want.kind)
         ordered = sorted(self.transports, key=lambda t: t.name != first)
         for transport in ordered:
@@ -157,6 +154,23 @@ class Router:
             return Acted(target.ref, name, action, False, target.facts, after, tried, found, why)
         raise failed(target, want, tried)
 
+    async def _watch(self, target: Target, pixels: bool, deadline: float) -> Watch:
+        """What is there before the action: the app's events from now on, and with `pixels`
+        (only where the tree may not tell) its window's pixels."""
+        await self.worker.run(lambda _: display.prepare(), deadline, "preparing real input")
+        facts = target.facts
+        # A widget's own box is left out (its focus ring, its pressed look); a canvas's
+        # (nothing of its own to do, nothing to focus) is where its effect shows.
+        widget = "Action" in facts.interfaces or "focusable" in facts.states
+        own = widget and top_level(target.node) is not target.node
+        return await self.watcher.begin(
+            facts.pid,
+            facts.path,
+            window_of(target.node) if pixels else None,
+            facts.box if own else None,
+            deadline,
+        )
+
     async def _late(
         self,
         target: Target,
@@ -220,7 +234,8 @@ class Router:
                 else:
                     return after, False
                 if done or time.monotonic() > until:
-                    target.node.facts = after
+                    # The box as read in the snapshot (under Wayland, moved onto the screen)
+                    target.node.facts = dataclasses.replace(after, box=target.node.facts.box)
                     return after, done
                 time.sleep(0.02)
 
@@ -252,14 +267,19 @@ def judge(
     allow_noop: bool = False,
     tried: list[str] | None = None,
     outside: bool = False,
+    unaimed: bool = False,
 ) -> tuple[str, str]:
     """The effect (and its evidence) of an action `what` whose own result was not read
     back, from what was seen around it: the application's events, the window's pixels.
     `expected`: it had a result of its own to read back, which did not show; `masked`: the
     field hides its text; `outside`: its effect may lie where nothing is watched (a
-    shortcut's: the clipboard, a file). A suspected no-op is an error unless `allow_noop`."""
+    shortcut's: the clipboard, a file); `unaimed`: it had no target (keys sent wherever the
+    focus is), so a change anywhere is not known to be its own. A suspected no-op is an
+    error unless `allow_noop`."""
     if seen.anything and expected:
         return PARTIAL, "it did not read back as asked; " + seen.summary()
+    if seen.anything and unaimed:
+        return PARTIAL, seen.summary() + " (without --ref, not known to be the keys' doing)"
     if seen.events and not masked:
         return CONFIRMED, seen.summary()
     if seen.anything:

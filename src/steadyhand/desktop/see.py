@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,8 +119,10 @@ def annotate(canvas: Canvas, boxes: list[tuple[str, Box]]) -> None:
         canvas.label(box.x, max(0, box.y - (5 * SCALE + 2 * SCALE)), ref)
 
 
-def region_pixels(region: Box | None, skip: Box | None, margin: int, display: Any = None) -> bytes:
-    """The raw pixels of `region` of the X screen (all of it when None), with `skip` (grown
+def region_pixels(
+    region: Box | None, skips: Sequence[Box], margin: int, display: Any = None
+) -> bytes:
+    """The raw pixels of `region` of the X screen (all of it when None), with `skips` (grown
     by `margin`) blanked: what an action's watch compares before and after."""
     from Xlib import X
 
@@ -131,7 +134,7 @@ def region_pixels(region: Box | None, skip: Box | None, margin: int, display: An
     x0, y0, x1, y1 = area
     image = screen.root.get_image(x0, y0, x1 - x0, y1 - y0, X.ZPixmap, 0xFFFFFFFF)
     data = bytearray(image.data if isinstance(image.data, bytes) else image.data.encode("latin-1"))
-    if skip is not None:
+    for skip in skips:
         blank(data, x1 - x0, (x0, y0, x1, y1), skip, margin)
     return bytes(data)
 

@@ -34,8 +34,9 @@ from steadyhand.errors import ErrorCode, SteadyhandError
 AT_SPI_BUS_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
 PROGRAMS = {"Xvfb": "Xvfb", "dbus-daemon": "dbus-daemon", "gdbus": "gdbus"}
 WAYLAND_PROGRAMS = {"sway": "sway", "grim": "grim", "dbus-daemon": "dbus-daemon", "gdbus": "gdbus"}
-# Sway refuses to run as root: started as this user (setpriv) when steadyhand is root.
-SWAY_USER, SWAY_GROUP = "nobody", "nogroup"
+# Sway refuses to run as root: as root, it runs as a user id of its own, no one's account
+# (setpriv takes a bare number), so no other process can reach its sockets or its screen.
+SWAY_IDS = (1_900_000_000, 1_999_999_999)
 START_TIMEOUT_S = 20.0
 # What the environment must not pass on from outside: another bus, display or compositor.
 DROPPED = (
@@ -57,10 +58,27 @@ def missing_programs(wayland: bool = False) -> list[str]:
     needed = WAYLAND_PROGRAMS if wayland else PROGRAMS
     missing = [name for name, program in needed.items() if shutil.which(program) is None]
     if wayland and os.geteuid() == 0 and shutil.which("setpriv") is None:
-        missing.append("setpriv")
+        missing.append("setpriv")  # sway refuses root: it runs as an id of its own
     if not os.access(AT_SPI_BUS_LAUNCHER, os.X_OK):
         missing.append(AT_SPI_BUS_LAUNCHER)
     return missing
+
+
+def _unused_id() -> int:
+    """A user and group id that no account and no file here has (sway's own)."""
+    import grp
+    import pwd
+
+    for _ in range(100):
+        candidate = SWAY_IDS[0] + secrets.randbelow(SWAY_IDS[1] - SWAY_IDS[0])
+        try:
+            pwd.getpwuid(candidate)
+        except KeyError:
+            try:
+                grp.getgrgid(candidate)
+            except KeyError:
+                return candidate
+    raise SteadyhandError(ErrorCode.ACTION_FAILED, "no unused user id for sway", "")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -239,8 +257,9 @@ class DesktopSession:
     def _start_sway(self, deadline: float) -> str:
         """Sway on its headless backend; the path of its Wayland socket, once there.
 
-        Its runtime dir is its own (sway runs as SWAY_USER when steadyhand is root, and the
-        session's dir is private to root); clients find the socket by its full path."""
+        Its runtime dir is its own, 0700 (as root, sway runs as an unused user id, and the
+        session's dir is private to root); clients find the socket by its full path. Its
+        environment is only what it needs: none of ours (a secret in it) reaches it."""
         self._sway_dir = Path(tempfile.mkdtemp(prefix="steadyhand-sway-"))
         config = self._sway_dir / "config"
         config.write_text(
@@ -249,23 +268,21 @@ class DesktopSession:
             "default_border none\n"
             "focus_follows_mouse no\n"
         )
+        config.chmod(0o600)
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
-            import pwd
-
-            user = pwd.getpwnam(SWAY_USER)
+            uid = _unused_id()
             for path in (self._sway_dir, config):
-                os.chown(path, user.pw_uid, user.pw_gid)
-            argv = [
-                *("setpriv", f"--reuid={SWAY_USER}", f"--regid={SWAY_GROUP}"),
-                *("--clear-groups", "env", f"HOME={self._sway_dir}", *argv),
-            ]
-        env = {k: v for k, v in self.env.items() if k != "DISPLAY"}
-        env |= {
+                os.chown(path, uid, uid)
+            argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *argv]
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self._sway_dir),
             "XDG_RUNTIME_DIR": str(self._sway_dir),
             "WLR_BACKENDS": "headless",
             "WLR_LIBINPUT_NO_DEVICES": "1",
             "WLR_RENDERER": "pixman",
+            procs.MARK_VARIABLE: self.mark,  # close() finds what is left of it by this
         }
         self._start("sway", argv, env=env)
         while True:

@@ -80,17 +80,24 @@ def windows() -> list[dict[str, Any]]:
     return found
 
 
-def origin(pid: int, title: str) -> tuple[int, int]:
-    """Where the window of application `pid` titled `title` (the one of that pid when no
-    title matches) has its content on the screen."""
+def window(pid: int, title: str) -> dict[str, Any]:
+    """Sway's window of application `pid` titled `title` (its only one, whatever its title);
+    `not_found` when there is none, or several and none so titled."""
     mine = [w for w in windows() if w.get("pid") == pid]
-    if not mine:
+    titled = [w for w in mine if " ".join(str(w.get("name")).split()) == title]
+    chosen = titled or (mine if len(mine) == 1 else [])
+    if not chosen:
         raise SteadyhandError(
             ErrorCode.NOT_FOUND,
-            f"sway shows no window of pid {pid}",
+            f"sway shows no window {title!r} of pid {pid}",
             "the window may be closed or not mapped yet; snapshot again",
         )
-    chosen = next((w for w in mine if " ".join(str(w.get("name")).split()) == title), mine[0])
+    return chosen[0]
+
+
+def origin(pid: int, title: str) -> tuple[int, int]:
+    """Where the window of application `pid` titled `title` has its content on the screen."""
+    chosen = window(pid, title)
     rect, inner = chosen["rect"], chosen.get("window_rect") or {"x": 0, "y": 0}
     return int(rect["x"]) + int(inner["x"]), int(rect["y"]) + int(inner["y"])
 
@@ -130,20 +137,28 @@ def grab(region: Box | None = None) -> tuple[int, int, bytes]:
 
 def ppm(data: bytes) -> tuple[int, int, bytes]:
     """A binary PPM (P6, 8 bits) as (width, height, RGB bytes)."""
+    bad = SteadyhandError(ErrorCode.ACTION_FAILED, "grim wrote no P6 image", "")
     fields: list[bytes] = []
     at = 0
     while len(fields) < 4:
-        while data[at : at + 1].isspace():
+        while at < len(data) and data[at : at + 1].isspace():
             at += 1
+        if at >= len(data):
+            raise bad
         if data[at : at + 1] == b"#":
-            at = data.index(b"\n", at) + 1
+            at = data.find(b"\n", at) + 1
+            if at == 0:
+                raise bad
             continue
         end = at
-        while not data[end : end + 1].isspace():
+        while end < len(data) and not data[end : end + 1].isspace():
             end += 1
         fields.append(data[at:end])
         at = end
-    if fields[0] != b"P6" or fields[3] != b"255":
-        raise SteadyhandError(ErrorCode.ACTION_FAILED, "grim wrote an image that is not P6", "")
+    if fields[0] != b"P6" or fields[3] != b"255" or not (fields[1] + fields[2]).isdigit():
+        raise bad
     width, height = int(fields[1]), int(fields[2])
-    return width, height, data[at + 1 : at + 1 + width * height * 3]
+    pixels = data[at + 1 : at + 1 + width * height * 3]
+    if len(pixels) != width * height * 3:
+        raise bad
+    return width, height, pixels

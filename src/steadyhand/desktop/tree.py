@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from steadyhand.desktop.atspi import Facts, atspi, attempt, read
+from steadyhand.desktop.atspi import Box, Facts, atspi, attempt, read
 from steadyhand.desktop.deadline import Deadline
 from steadyhand.errors import ErrorCode, SteadyhandError
 
@@ -158,6 +158,16 @@ class DesktopRefs:
                     self._gone.add(ref)
                     del self._nodes[ref]
                     del self._by_key[node.key]
+
+    def boxes(self, pid: int, paths: set[str]) -> list[Box]:
+        """The boxes (as last read) of application `pid`'s objects at `paths` that have refs."""
+        found = []
+        for path in paths:
+            ref = self._by_key.get((pid, path))
+            node = self._nodes.get(ref) if ref is not None else None
+            if node is not None and node.facts.box is not None:
+                found.append(node.facts.box)
+        return found
 
     def node(self, ref: str) -> Node:
         """The object behind a ref, as last read; refs of gone objects are refused."""

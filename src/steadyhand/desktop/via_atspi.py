@@ -78,7 +78,10 @@ class AtspiTransport:
             chosen = press_action(target.facts.actions)
             assert chosen is not None  # can_handle said so
             names = [a.lower() for a in target.facts.actions]
-            Atspi.Action.do_action(obj, names.index(chosen))
+            if not Atspi.Action.do_action(obj, names.index(chosen)):
+                raise SteadyhandError(  # nothing done: the next transport may try
+                    ErrorCode.ACTION_FAILED, f"the application refused its {chosen!r} action", ""
+                )
             return chosen
         if want.kind == "type":
             Atspi.EditableText.set_text_contents(obj, want.text or "")

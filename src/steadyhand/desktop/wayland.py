@@ -23,6 +23,7 @@ import time
 from steadyhand.errors import ErrorCode, SteadyhandError
 
 DEVICE_READY_S = 0.3
+ANSWER_S = 2.0  # how long the compositor may take to answer a roundtrip
 BUTTONS = {1: 0x110, 2: 0x112, 3: 0x111}  # X button numbers -> evdev BTN_LEFT/MIDDLE/RIGHT
 # US layout: character -> (evdev key code, needs shift)
 _ROWS = {
@@ -73,13 +74,19 @@ class Wire:
                 "run the daemon in a Wayland session: `steadyhand desktop session --wayland`",
             )
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(name if name.startswith("/") else os.path.join(runtime, name))
+        # A compositor that stops answering must not hold the AT-SPI thread for good.
+        self.sock.settimeout(ANSWER_S)
         self._next = 2
         self._buf = b""
         self.globals: dict[str, tuple[int, int]] = {}
         self.registry = self.new_id()
-        self.send(1, 1, struct.pack("=I", self.registry))  # wl_display.get_registry
-        self.roundtrip()
+        try:
+            self.sock.connect(name if name.startswith("/") else os.path.join(runtime, name))
+            self.send(1, 1, struct.pack("=I", self.registry))  # wl_display.get_registry
+            self.roundtrip()
+        except BaseException:
+            self.sock.close()
+            raise
 
     def new_id(self) -> int:
         self._next += 1
@@ -128,7 +135,14 @@ class Wire:
                     self.globals[interface] = (name, version)
 
     def _events(self) -> list[tuple[int, int, bytes]]:
-        chunk = self.sock.recv(65536)
+        try:
+            chunk = self.sock.recv(65536)
+        except TimeoutError as exc:
+            raise SteadyhandError(
+                ErrorCode.TIMEOUT,
+                f"the Wayland compositor did not answer within {ANSWER_S:g} s",
+                "the compositor may be hung; the desktop session may need a restart",
+            ) from exc
         if not chunk:
             raise SteadyhandError(
                 ErrorCode.ACTION_FAILED, "the Wayland compositor closed the connection", ""
@@ -162,7 +176,15 @@ class Devices:
 
     def __init__(self, width: int, height: int) -> None:
         self.size = (width, height)
-        self.wire = wire = Wire()
+        self.wire = Wire()
+        try:
+            self._make()
+        except BaseException:
+            self.wire.close()
+            raise
+
+    def _make(self) -> None:
+        wire = self.wire
         manager = wire.bind("zwlr_virtual_pointer_manager_v1", 1)
         self.pointer = wire.new_id()
         wire.send(manager, 0, struct.pack("=II", 0, self.pointer))  # the default seat
@@ -246,12 +268,25 @@ _lock = threading.Lock()
 
 
 def devices(size: tuple[int, int]) -> Devices:
-    """The daemon's virtual devices (made on first use)."""
+    """The daemon's virtual devices (made on first use; again after they failed)."""
     key = os.environ.get("WAYLAND_DISPLAY", "")
     with _lock:
         if key not in _made:
             _made[key] = Devices(*size)
         return _made[key]
+
+
+def ready(size: tuple[int, int]) -> None:
+    """Make the devices now (the first keyboard focuses a window: an event of its own)."""
+    devices(size)
+
+
+def forget() -> None:
+    """Drop the devices after an error (a compositor restarted, a broken socket)."""
+    with _lock:
+        for made in _made.values():
+            made.wire.close()
+        _made.clear()
 
 
 def click(size: tuple[int, int], x: int, y: int, button: int = 1, times: int = 1) -> None:

@@ -221,9 +221,13 @@ async def _before_run(
     if changes and not command.during_takeover:
         # A person drives the session (live view): changes are refused until hand back.
         call.runtime.live.takeovers.check(call.session_name, command.name)
-    if command.caps == "desktop" and not command.reads_only and not command.during_takeover:
+    desktop = command.caps == "desktop" and not command.reads_only and not command.during_takeover
+    if desktop:
         call.runtime.live.takeovers.check(DESKTOP, command.name)  # a person drives the desktop
-    if await gate(call, command, params, raw) or restored:
+    waited = await gate(call, command, params, raw)
+    if waited and desktop:  # a person may have taken the desktop over during the wait
+        call.runtime.live.takeovers.check(DESKTOP, command.name)
+    if waited or restored:
         call.started = time.monotonic()
         call.deadline = call.started + timeout_ms / 1000
 

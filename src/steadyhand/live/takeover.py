@@ -51,6 +51,12 @@ class Takeovers:
 
     def end(self, session: str) -> Takeover:
         held = self._held.pop(session, None)
+        if held is None and session == DESKTOP:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "the desktop is not taken over",
+                "`steadyhand desktop takeover` (or the live view's Take over) pauses the agent",
+            )
         if held is None:
             raise SteadyhandError(
                 ErrorCode.BAD_REQUEST,
