@@ -76,6 +76,10 @@ def test_take_over_the_desktop_type_into_the_gtk_entry_and_hand_back(
 
         person.get_by_role("button", name="Take over").click()
         expect(person.get_by_role("button", name="Hand back")).to_be_visible()
+        person.reload()  # a reload shows the desktop still held
+        person.wait_for_selector("body[data-ready]")
+        watch(person, "desktop")
+        expect(person.get_by_role("button", name="Hand back")).to_be_visible()
         paused = d.fail("desktop.type", ref=name, text="agent text")
         assert paused.code == "session_paused" and "drives the desktop" in paused.message
         assert "Name" in snap(d, pid), "reads still answer"

@@ -144,8 +144,9 @@ async def _actions(runtime: Runtime, params: dict[str, Any]) -> Any:
     if session == DESKTOP:
         rows = await asyncio.to_thread(runtime.store.actions, None, 5000, after)
         rows = [r for r in rows if r.command.startswith("desktop.")][-limit:]
-    else:
-        rows = await asyncio.to_thread(runtime.store.actions, session, limit, after)
+        held = runtime.live.takeovers.get(DESKTOP_HELD) is not None
+        return {"actions": [action_event(asdict(row)) for row in rows], "taken_over": held}
+    rows = await asyncio.to_thread(runtime.store.actions, session, limit, after)
     return {"actions": [action_event(asdict(row)) for row in rows]}
 
 

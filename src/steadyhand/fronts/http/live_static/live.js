@@ -251,6 +251,7 @@ async function loadTimeline(name) {
   try {
     const found = await api("actions?limit=100&session=" + encodeURIComponent(name));
     for (const row of found.actions) list.prepend(actionItem(row));
+    if (name === "desktop" && state.session === "desktop") showTaken(Boolean(found.taken_over));
   } catch (error) { say(error.message, true); }
 }
 
