@@ -26,7 +26,7 @@ from steadyhand.engine.chromium import find_chromium
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import Daemon, wait_until
 from tests.desktop_env import gtk3_form, launched, wait_on_bus
-from tests.integration.test_desktop import ref_of, snap
+from tests.integration.test_desktop import real_input, ref_of, snap
 
 pytestmark = pytest.mark.integration
 
@@ -45,19 +45,19 @@ def test_scroll_drag_and_focus_on_gtk(desktop_daemon: Daemon, gtk_grid: int) -> 
     first = ref_of(page, "push button", "Item 1")
     assert 'push button "Item 200"' not in page  # below the pane's view
     scrolled = d.call("desktop.scroll", ref=first, dy=5)
-    assert scrolled["verified"] and scrolled["transport"] == "xinput", scrolled
+    assert scrolled["verified"] and scrolled["transport"] == real_input(d), scrolled
     after = snap(d, gtk_grid)
     assert 'push button "Item 1"' not in after  # scrolled out of the pane's view
     assert re.search(r'push button "Item \d+" \[ref=d\d+\]', after), after
     # Item 1 is out of view now: the wheel turns over its pane instead.
     back = d.call("desktop.scroll", ref=first, dy=-5)
-    assert back["verified"] and back["transport"] == "xinput", back
+    assert back["verified"] and back["transport"] == real_input(d), back
     assert 'push button "Item 1"' in snap(d, gtk_grid)
     assert d.fail("desktop.scroll", ref=first, dy=0).code == "bad_request"
 
     pad = ref_of(page, "panel", "Click pad")
     dragged = d.call("desktop.drag", ref=pad, to="+60,+0")
-    assert dragged["transport"] == "xinput" and dragged["action"] == "drag"
+    assert dragged["transport"] == real_input(d) and dragged["action"] == "drag"
     assert dragged["verified"] is False  # the tree cannot show a drag on a bare pad
     assert "atspi: skipped" in dragged["tried"][0]
     assert wait_until(lambda: 'label "dragged 60,0"' in snap(d, gtk_grid), 5)

@@ -32,18 +32,21 @@ from tests.integration.test_desktop import (
 )
 from tests.integration.test_desktop_bulk import test_a_bulk_read_shows_what_the_walk_shows
 from tests.integration.test_desktop_effects import form, page_of, test_each_effect_kind
+from tests.integration.test_desktop_router import gtk_grid, test_scroll_drag_and_focus_on_gtk
 
 pytestmark = pytest.mark.integration
 # Collected again here, on the Wayland desktop (the fixtures below).
 __all__ = [
     "form",
     "gtk_app",
+    "gtk_grid",
     "test_a_bulk_read_shows_what_the_walk_shows",
     "test_a_hung_app_times_out_and_the_daemon_stays_healthy",
     "test_each_effect_kind",
     "test_gtk3_snapshot_and_verified_actions",
     "test_qt6_form_snapshot_and_verified_actions",
     "test_ref_of_a_gone_window_is_stale",
+    "test_scroll_drag_and_focus_on_gtk",
     "test_see_annotate_boxes_the_refs_where_the_widgets_are",
     "test_snapshot_reuses_a_walk_until_an_event_an_action_or_its_time",
     "test_x_input_fallback_and_menu_path",

@@ -42,9 +42,10 @@ LATE_S = 1.0  # ...and under load, after the last transport (a busy machine: see
 # Errors that are about the request or the deadline, not the transport: no fallback.
 FINAL = {ErrorCode.NOT_FOUND, ErrorCode.BAD_REQUEST, ErrorCode.STALE_REF, ErrorCode.TIMEOUT}
 TOGGLES = ("check box", "radio button", "toggle button", "switch")
-# The wheel first for scrolling: the toolkit keeps it within the content, where setting a
-# scroll bar's accessible value goes past the end in GTK (its maximum ignores the page).
-FIRST = {"scroll": "xinput"}
+# The wheel (real input: xinput, or wlinput on Wayland) first for scrolling: the toolkit
+# keeps it within the content, where setting a scroll bar's accessible value goes past the
+# end in GTK (its maximum ignores the page).
+WHEEL_FIRST = ("scroll",)
 
 
 @dataclass
@@ -80,7 +81,7 @@ class Router:
         effect = None if masked else expected(target.facts, want)
         marks = await self._marks(target, want, deadline)
         watch = await self._watch(target, masked or (effect is None and not marks), deadline)
-        first = FIRST.get(want.kind)
+        first = display.route() if want.kind in WHEEL_FIRST else None
         ordered = sorted(self.transports, key=lambda t: t.name != first)
         for transport in ordered:
             why_not = transport.can_handle(target, want)
