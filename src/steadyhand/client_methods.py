@@ -39,12 +39,7 @@ if TYPE_CHECKING:
     from steadyhand.commands.evaluate import EvaluateResult
     from steadyhand.commands.extension import Detached, ExtensionStatus, Paired
     from steadyhand.commands.extract import ExtractResult
-    from steadyhand.commands.handover import (
-        DesktopHandbackResult,
-        DesktopTakeoverResult,
-        HandbackResult,
-        TakeoverResult,
-    )
+    from steadyhand.commands.handover import HandbackResult, TakeoverResult
     from steadyhand.commands.har import HarResult
     from steadyhand.commands.lifecycle import (
         Closed,
@@ -665,7 +660,7 @@ class AsyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             reason: str = ...,
-        ) -> DesktopTakeoverResult:
+        ) -> TakeoverResult:
             """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
 
         async def desktop_handback(
@@ -674,7 +669,7 @@ class AsyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             note: str | None = ...,
-        ) -> DesktopHandbackResult:
+        ) -> HandbackResult:
             """End the desktop's takeover: the agent's desktop actions run again."""
 
         async def har(
@@ -1808,7 +1803,7 @@ class SyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             reason: str = ...,
-        ) -> DesktopTakeoverResult:
+        ) -> TakeoverResult:
             """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
 
         def desktop_handback(
@@ -1817,7 +1812,7 @@ class SyncCommands:
             session: str = ...,
             timeout: str | None = ...,
             note: str | None = ...,
-        ) -> DesktopHandbackResult:
+        ) -> HandbackResult:
             """End the desktop's takeover: the agent's desktop actions run again."""
 
         def har(

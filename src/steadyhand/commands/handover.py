@@ -27,7 +27,7 @@ class TakeoverParams(Params):
 
 
 class TakeoverResult(Result):
-    session: str
+    session: str = Field(description="the session, or `desktop`")
     since: float = Field(description="when the person took over (Unix time)")
     reason: str = ""
 
@@ -35,9 +35,7 @@ class TakeoverResult(Result):
 @command("takeover", touches_page=True, timeout="short", during_takeover=True, caps="approvals")
 async def takeover(call: Call, params: TakeoverParams) -> TakeoverResult:
     """Pause the agent on a session so a person can drive it (hand back with `handback`)."""
-    held = call.runtime.live.takeovers.start(call.session_name, params.reason)
-    call.runtime.live.feed.publish("takeover", session=call.session_name, **held.info())
-    return TakeoverResult(session=call.session_name, since=held.since, reason=held.reason)
+    return _take(call, call.session_name, call.session_name, params.reason)
 
 
 class HandbackParams(Params):
@@ -47,8 +45,8 @@ class HandbackParams(Params):
 
 
 class HandbackResult(Result):
-    session: str
-    held_s: float = Field(description="how long the person drove the session")
+    session: str = Field(description="the session, or `desktop`")
+    held_s: float = Field(description="how long the person drove it")
     clicks: int = Field(description="clicks the person made through the live view")
     keys: int = Field(description="keys the person typed through the live view")
     note: str | None = None
@@ -64,27 +62,7 @@ class HandbackResult(Result):
 )
 async def handback(call: Call, params: HandbackParams) -> HandbackResult:
     """End a takeover: the agent may act on the session again."""
-    held = call.runtime.live.takeovers.end(call.session_name)
-    call.runtime.live.feed.publish("handback", session=call.session_name)
-    return HandbackResult(
-        session=call.session_name,
-        held_s=round(time.time() - held.since, 1),
-        clicks=held.clicks,
-        keys=held.keys,
-        note=params.note,
-    )
-
-
-class DesktopTakeoverResult(Result):
-    since: float = Field(description="when the person took over (Unix time)")
-    reason: str = ""
-
-
-class DesktopHandbackResult(Result):
-    held_s: float = Field(description="how long the person drove the desktop")
-    clicks: int = Field(description="clicks the person made through the live view")
-    keys: int = Field(description="keys the person typed through the live view")
-    note: str | None = None
+    return _give_back(call, call.session_name, call.session_name, params.note)
 
 
 @command(
@@ -95,11 +73,9 @@ class DesktopHandbackResult(Result):
     caps="desktop",
     for_agents=False,
 )
-async def desktop_takeover(call: Call, params: TakeoverParams) -> DesktopTakeoverResult:
+async def desktop_takeover(call: Call, params: TakeoverParams) -> TakeoverResult:
     """Pause the agent's desktop actions so a person can drive the desktop (live view)."""
-    held = call.runtime.live.takeovers.start(DESKTOP, params.reason)
-    call.runtime.live.feed.publish("takeover", session="desktop", **held.info())
-    return DesktopTakeoverResult(since=held.since, reason=held.reason)
+    return _take(call, DESKTOP, "desktop", params.reason)
 
 
 @command(
@@ -111,13 +87,23 @@ async def desktop_takeover(call: Call, params: TakeoverParams) -> DesktopTakeove
     caps="desktop",
     for_agents=False,
 )
-async def desktop_handback(call: Call, params: HandbackParams) -> DesktopHandbackResult:
+async def desktop_handback(call: Call, params: HandbackParams) -> HandbackResult:
     """End the desktop's takeover: the agent's desktop actions run again."""
-    held = call.runtime.live.takeovers.end(DESKTOP)
-    call.runtime.live.feed.publish("handback", session="desktop")
-    return DesktopHandbackResult(
-        held_s=round(time.time() - held.since, 1),
-        clicks=held.clicks,
-        keys=held.keys,
-        note=params.note,
+    return _give_back(call, DESKTOP, "desktop", params.note)
+
+
+def _take(call: Call, key: str, shown: str, reason: str) -> TakeoverResult:
+    """Start (or keep) the takeover of `key` (a session, or the desktop), named `shown`."""
+    held = call.runtime.live.takeovers.start(key, reason)
+    call.runtime.live.feed.publish("takeover", session=shown, **held.info())
+    return TakeoverResult(session=shown, since=held.since, reason=held.reason)
+
+
+def _give_back(call: Call, key: str, shown: str, note: str | None) -> HandbackResult:
+    """End the takeover of `key`: how long it lasted and what the person did."""
+    held = call.runtime.live.takeovers.end(key)
+    call.runtime.live.feed.publish("handback", session=shown)
+    held_s = round(time.time() - held.since, 1)
+    return HandbackResult(
+        session=shown, held_s=held_s, clicks=held.clicks, keys=held.keys, note=note
     )

@@ -77,17 +77,16 @@ class Takeovers:
             return
         why = f" ({held.reason})" if held.reason else ""
         if session == DESKTOP:
-            raise SteadyhandError(
-                ErrorCode.SESSION_PAUSED,
-                f"a person drives the desktop{why}: {command} is refused until they hand back",
-                "try again once they hand back (the live view shows it); reads such as "
-                "`desktop snapshot` still answer meanwhile",
-                {"desktop": True, "since": held.since, "reason": held.reason},
-            )
+            what, about = "the desktop", dict[str, object](desktop=True)
+            hint = "try again once they hand back (the live view shows it); reads such as "
+            hint += "`desktop snapshot` still answer meanwhile"
+        else:
+            what, about = f"session {session!r}", {"session": session}
+            hint = "`wait --handback --timeout 600000` returns when they do (or after 10 min); "
+            hint += "reads such as snapshot still answer meanwhile"
         raise SteadyhandError(
             ErrorCode.SESSION_PAUSED,
-            f"a person drives session {session!r}{why}: {command} is refused until they hand back",
-            "`wait --handback --timeout 600000` returns when they do (or after 10 min); "
-            "reads such as snapshot still answer meanwhile",
-            {"session": session, "since": held.since, "reason": held.reason},
+            f"a person drives {what}{why}: {command} is refused until they hand back",
+            hint,
+            {**about, "since": held.since, "reason": held.reason},
         )
