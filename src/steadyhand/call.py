@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from steadyhand.approvals import Decision
 from steadyhand.engine.engine import Engine
@@ -20,9 +20,16 @@ from steadyhand.runtime import Runtime
 from steadyhand.store.artifacts import output_path, safe_name
 from steadyhand.store.base import ArtifactFile
 
+
 # Runs one command of the table as a call of its own (execute/run.py's `execute`: validated,
 # gated, timed, logged), given its name and params: how `batch` runs its steps.
-Execute = Callable[[str, dict[str, Any]], Awaitable[Any]]
+class Execute(Protocol):
+    """How a call runs another command as a call of its own; `part_of` names what it is a
+    step of (a flow's step: its action-log row and the live timeline say so)."""
+
+    def __call__(
+        self, name: str, params: dict[str, Any], part_of: str | None = None
+    ) -> Awaitable[Any]: ...
 
 
 # Where an act's time goes (its result's `timing`, in ms). resolve: from ref or locator to
@@ -81,6 +88,9 @@ class Outcome:
     # run did to the page may be gone (execute/run.py says so in the recovery's `lost`).
     undone: bool = False
     timing: StageClock = field(default_factory=StageClock)  # an act's stages
+    # What each ref or locator the act was given named (role, name, context, nth): the
+    # action log keeps it, so that `flow save` can find the element again another day.
+    targets: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def shown(self) -> dict[str, Any]:
         """What an error's data says of it: the parts that happened."""

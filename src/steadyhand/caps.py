@@ -35,6 +35,8 @@ CAPS: dict[str, str] = {
     "sessions": "sessions, session.suspend/restore, emulate, daemon.status, "
     "extension.status/detach",
     "approvals": "a person in the loop: approvals, request_approval, takeover, handback",
+    "flows": "flow.run, flow.save, flow.list, flow.show, flow.export: replay a task done "
+    "once, without a model",
     DESKTOP: "every desktop.* command (native apps over AT-SPI and X)",
 }
 

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from steadyhand.commands.evaluate import EvaluateResult
     from steadyhand.commands.extension import Detached, ExtensionStatus, Paired
     from steadyhand.commands.extract import ExtractResult
+    from steadyhand.commands.flow_run import FlowRunResult
+    from steadyhand.commands.flows import FlowExported, FlowList, FlowRemoved, FlowSaved, FlowShown
     from steadyhand.commands.handover import HandbackResult, TakeoverResult
     from steadyhand.commands.har import HarResult
     from steadyhand.commands.lifecycle import (
@@ -635,6 +637,75 @@ class AsyncCommands:
             expect_ref_gone: str | None = ...,
         ) -> ActionResult:
             """Click an element that downloads a file; the file is saved and its path reported."""
+
+        async def flow_save(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            from_id: int | None = ...,
+            to_id: int | None = ...,
+            param: dict[str, str] = ...,
+            update: bool = ...,
+            file: str | os.PathLike[str] | None = ...,
+            description: str | None = ...,
+        ) -> FlowSaved:
+            """Save what the session did (or a stretch: --from/--to) as a flow to replay."""
+
+        async def flow_list(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> FlowList:
+            """List the saved flows: newest version, steps, what each does."""
+
+        async def flow_show(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+        ) -> FlowShown:
+            """Show a flow file: its parameters and steps (targets, expectations)."""
+
+        async def flow_rm(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+        ) -> FlowRemoved:
+            """Remove a flow (every version, or --version N)."""
+
+        async def flow_export(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+            python: bool = ...,
+            playwright: bool = ...,
+            out: str | os.PathLike[str] | None = ...,
+        ) -> FlowExported:
+            """Write a flow as a standalone script: --python (steadyhand's client) or --playwright."""
+
+        async def flow_run(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+            param: dict[str, str] = ...,
+            from_step: int = ...,
+            wait_ms: int = ...,
+        ) -> FlowRunResult:
+            """Replay a saved flow: each element found afresh, each act verified; stops at a doubt."""
 
         async def takeover(
             self,
@@ -1778,6 +1849,75 @@ class SyncCommands:
             expect_ref_gone: str | None = ...,
         ) -> ActionResult:
             """Click an element that downloads a file; the file is saved and its path reported."""
+
+        def flow_save(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            from_id: int | None = ...,
+            to_id: int | None = ...,
+            param: dict[str, str] = ...,
+            update: bool = ...,
+            file: str | os.PathLike[str] | None = ...,
+            description: str | None = ...,
+        ) -> FlowSaved:
+            """Save what the session did (or a stretch: --from/--to) as a flow to replay."""
+
+        def flow_list(
+            self,
+            *,
+            session: str = ...,
+            timeout: str | None = ...,
+        ) -> FlowList:
+            """List the saved flows: newest version, steps, what each does."""
+
+        def flow_show(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+        ) -> FlowShown:
+            """Show a flow file: its parameters and steps (targets, expectations)."""
+
+        def flow_rm(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+        ) -> FlowRemoved:
+            """Remove a flow (every version, or --version N)."""
+
+        def flow_export(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+            python: bool = ...,
+            playwright: bool = ...,
+            out: str | os.PathLike[str] | None = ...,
+        ) -> FlowExported:
+            """Write a flow as a standalone script: --python (steadyhand's client) or --playwright."""
+
+        def flow_run(
+            self,
+            *,
+            name: str,
+            session: str = ...,
+            timeout: str | None = ...,
+            version: int | None = ...,
+            param: dict[str, str] = ...,
+            from_step: int = ...,
+            wait_ms: int = ...,
+        ) -> FlowRunResult:
+            """Replay a saved flow: each element found afresh, each act verified; stops at a doubt."""
 
         def takeover(
             self,

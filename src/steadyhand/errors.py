@@ -89,6 +89,10 @@ class ErrorCode(StrEnum):
         "dialog_open", 3, -32016, 409, False, "DialogOpenError",
         "A JavaScript dialog blocks the tab: answer it with `dialog`.",
     )
+    FLOW_DIVERGED = (
+        "flow_diverged", 3, -32017, 409, False, "FlowDivergedError",
+        "A flow's step found no one element to act on, or what it expected did not show.",
+    )
     ACTION_FAILED = (
         "action_failed", 3, -32013, 422, True, "ActionFailedError",
         "The browser refused the action.",
@@ -286,6 +290,8 @@ if TYPE_CHECKING:
     class VerificationFailedError(PageError): ...
 
     class DialogOpenError(PageError): ...
+
+    class FlowDivergedError(PageError): ...
 
     class ActionFailedError(PageError): ...
 

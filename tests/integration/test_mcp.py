@@ -138,8 +138,8 @@ def test_an_unknown_capability_group_stops_the_server(daemon: Daemon) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (
         "error [bad_request]: unknown capability group 'vision'\n"
-        "hint: groups: core, tabs, files, observe, storage, network, sessions, approvals, desktop "
-        "(or all); core is always on\n"
+        "hint: groups: core, tabs, files, observe, storage, network, sessions, approvals, flows, "
+        "desktop (or all); core is always on\n"
     )
 
 

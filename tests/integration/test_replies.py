@@ -392,6 +392,34 @@ def test_batch_replies(daemon: Daemon, site: str) -> None:
     t.matches("batch")
 
 
+def test_flow_replies(fresh_daemon: Daemon, site: str, tmp_path: Path) -> None:
+    """A flow saved from what was done, listed, shown, run with another value, exported,
+    run where its element is gone (the divergence and the page to go on from), removed."""
+    t, s = Transcript(fresh_daemon, site), "flows"
+    t.name(str(tmp_path), "TMP")
+    t("open", f"{site}/form.html", "--session", s)
+    page = t("snapshot", "-i", "--session", s).out
+    t("type", find_ref(page, "textbox", "Name"), "Ada", "--session", s)
+    t("select", find_ref(page, "combobox", "Size"), "Large", "--session", s)
+    t("click", find_ref(page, "button", "Place order"), "--session", s)
+    t("flow", "save", "order", "--param", "who=Ada", "--session", s)
+    t("flow", "list", vary=((r"saved \S+ ago", "saved <age>"),))
+    shown = t("flow", "show", "order", vary=((r'"recorded_ms": [\d.]+', '"recorded_ms": <n>'),)).out
+    t("flow", "run", "order", "--param", "who=Grace", "--session", s)
+    t("flow", "run", "order", "--param", "city=Bern", "--session", s, rc=2)
+    t("flow", "export", "order", "--playwright")
+    edited = json.loads(shown)
+    edited["steps"][-1]["targets"]["ref"]["name"] = "Pay now"
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps(edited))
+    t("flow", "save", "order", "--file", str(path))
+    t("flow", "run", "order", "--wait-ms", "300", "--session", s, rc=3)
+    t("flow", "rm", "order", "--version", "2")
+    t("flow", "rm", "order")
+    t("flow", "show", "order", rc=3)
+    t.matches("flows")
+
+
 def test_session_and_daemon_replies(fresh_daemon: Daemon, site: str) -> None:
     """A daemon from start to stop: sessions, their timeline and report, profiles,
     suspend and restore, metrics and status. Its own daemon: listings show everything."""

@@ -29,13 +29,14 @@ SIZES = {
     "network": 4,
     "sessions": 7,
     "approvals": 4,
+    "flows": 5,
     "desktop": 22,
 }
 
 
 def test_each_group_offers_its_commands() -> None:
     assert Counter(c.caps for c in agent_commands()) == SIZES
-    assert len(agent_commands()) == sum(SIZES.values()) == 93
+    assert len(agent_commands()) == sum(SIZES.values()) == 98
     assert len(granular_tools("core")) == SIZES["core"]
     for group, size in SIZES.items():
         if group != "core":

@@ -21,6 +21,7 @@ def having(trait: str) -> set[str]:
 def test_commands_kept_from_agents() -> None:
     hidden = {"daemon.stop", "approve", "deny", "extension.pair", "state.key", "state.rekey"}
     hidden |= {"desktop.takeover", "desktop.handback"}  # a person's, from the live view
+    hidden |= {"flow.rm"}  # flows a fleet shares: a person removes them
     assert set(COMMANDS) - having("for_agents") == hidden == AGENT_HIDDEN
     assert not hidden & {c.name for c in agent_commands()}
 
@@ -40,12 +41,12 @@ def test_what_the_approval_rules_apply_to() -> None:
 
 def test_what_may_change_the_page_and_what_needs_a_daemon() -> None:
     acting = having("acts") | having("creates_session")
-    assert having("changes_page") == acting | {"evaluate", "back", "forward"}
+    assert having("changes_page") == acting | {"evaluate", "back", "forward", "flow.run"}
     assert having("daemon_only") == {"daemon.stop"}
 
 
-def test_only_batch_runs_other_commands() -> None:
-    assert having("runs_steps") == {"batch"}
+def test_only_batch_and_flow_run_run_other_commands() -> None:
+    assert having("runs_steps") == {"batch", "flow.run"}
 
 
 # Every command's capability group (`mcp --caps`, `tools --caps`); the rest are core.
@@ -93,6 +94,7 @@ GROUPS = {
         "extension.detach",
     },
     "approvals": {"approvals", "approve", "deny", "request_approval", "takeover", "handback"},
+    "flows": {"flow.run", "flow.save", "flow.list", "flow.show", "flow.rm", "flow.export"},
     "desktop": {name for name in COMMANDS if name.startswith("desktop.")},
 }
 CORE = {

@@ -267,7 +267,8 @@ def test_both_dialects_render_the_same_tables_and_columns(
             " WHERE table_schema = 'public' AND table_name != 'steadyhand_schema'"
         ).fetchall()
     assert lite == set(rows)
-    assert "CREATE TABLE leases" in script(STEPS[-1], "sqlite")
+    assert "CREATE TABLE flows" in script(STEPS[-1], "sqlite")
+    assert "CREATE UNIQUE INDEX flows_name_version" in script(STEPS[-1], "postgresql")
 
 
 def test_a_second_opener_does_not_migrate_again(postgres_url: str) -> None:
@@ -313,3 +314,23 @@ def test_an_unreachable_store_names_it_without_the_password(
     with pytest.raises(SteadyhandError) as bad:
         open_store(make_settings(tmp_path, store_url="mysql://u:hunter2@h/db"))
     assert bad.value.code == ErrorCode.BAD_REQUEST and "hunter2" not in str(bad.value)
+
+
+def test_flows_are_versioned_listed_and_removed(store: Store) -> None:
+    body = {"format": 1, "name": "shop", "steps": [{"command": "open"}], "description": "buy"}
+    assert store.save_flow("shop", body) == 1
+    assert store.save_flow("shop", {**body, "steps": [{"command": "open"}] * 2}) == 2
+    assert store.save_flow("other", {**body, "name": "other"}) == 1
+    newest = store.flow("shop")
+    assert newest is not None and newest.version == 2 and len(newest.body["steps"]) == 2
+    assert newest.body["version"] == 2  # the body says which version it is
+    first = store.flow("shop", 1)
+    assert first is not None and len(first.body["steps"]) == 1
+    assert store.flow("shop", 3) is None and store.flow("none") is None
+    listed = {f.name: f for f in store.flows()}
+    assert (listed["shop"].version, listed["shop"].versions, listed["shop"].steps) == (2, 2, 2)
+    assert listed["shop"].description == "buy"
+    assert store.flow_versions("shop") == [1, 2]
+    assert store.forget_flow("shop", 1) == 1 and store.flow_versions("shop") == [2]
+    assert store.forget_flow("shop") == 1 and store.flow("shop") is None
+    assert [f.name for f in store.flows()] == ["other"]

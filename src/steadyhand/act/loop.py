@@ -24,14 +24,13 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol
 
-from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from steadyhand.act.aim import Aim, let_go
 from steadyhand.act.checks import diagnose, not_actionable
 from steadyhand.act.conditions import expectations_hold
 from steadyhand.act.cover import dismiss_cover
@@ -87,21 +86,9 @@ def public(signal: SteadyhandError) -> SteadyhandError:
     return SteadyhandError(signal.code, signal.message, signal.hint, signal.data)
 
 
-_LETTING_GO: set[asyncio.Future[None]] = set()  # held until done (the loop keeps weak refs)
-
-
-def let_go(handle: ElementHandle) -> None:
-    """Dispose of a handle without waiting for the answer: the call goes out after this
-    act's own, and a page that took the element already makes it fail, unheard."""
-    task = asyncio.ensure_future(handle.dispose())
-    _LETTING_GO.add(task)
-    task.add_done_callback(_let_go_done)
-
-
-def _let_go_done(task: asyncio.Future[None]) -> None:
-    _LETTING_GO.discard(task)
-    if not task.cancelled():
-        task.exception()  # retrieved: a page that took the element already
+# How long an act's check waits before looking at why the element is not actionable yet
+# (a known banner over it is dismissed then, without waiting out the try).
+FIRST_LOOK_MS = 500.0
 
 
 class ActOptions(Protocol):
@@ -111,15 +98,6 @@ class ActOptions(Protocol):
     expect_url: str | None
     expect_text: str | None
     expect_ref_gone: str | None
-
-
-@dataclass
-class Aim:
-    """An element an action is about to act on, and how to name it in messages."""
-
-    handle: ElementHandle
-    what: str
-    link: bool | None = None  # a link (as its ref was handed out); None: not known
 
 
 class Act:
@@ -267,6 +245,7 @@ class Act:
             try:
                 entry = resolve_entry(self.tab, found.ref)
                 link = entry.identity.role == "link" or bool(entry.url)
+                self.call.outcome.targets[spec] = entry.described()
                 yield Aim(found.handle, f"{found.ref} ({entry.label()})", link)
             finally:
                 let_go(found.handle)
@@ -278,6 +257,7 @@ class Act:
             if exc.code == ErrorCode.NOT_FOUND:  # it may appear by the next try
                 raise Retryable(exc.code, exc.message, exc.hint, exc.data) from None
             raise
+        self.call.outcome.targets[spec] = {"locator": spec}
         try:
             yield Aim(handle, spec)
         finally:
@@ -295,11 +275,24 @@ class Act:
         `check` must not act (a trial click, or an idempotent action such as fill). When
         it times out, the element is examined and the try fails with the reason.
         """
+        running = asyncio.ensure_future(check(self.try_ms))
         try:
-            await check(self.try_ms)
+            if self.watching:
+                # A known banner that came after the sweep (a consent box shown a moment
+                # after the page) is cleared while the check waits, not once the whole try
+                # has waited under it; the check itself is never sent twice.
+                done, _ = await asyncio.wait({running}, timeout=FIRST_LOOK_MS / 1000)
+                if not done and (await self._examine(aim, editable)).get("state") == "covered":
+                    await self.sweep(aim)
+            await running
             return
         except PlaywrightTimeout:
             found = await self._examine(aim, editable)
+        finally:
+            if not running.done():
+                running.cancel()
+            elif not running.cancelled():
+                running.exception()  # retrieved: raised above, or left for the examination's
         if found.get("state") == "covered" and await self._dismiss_cover(aim):
             try:  # the banner is gone: the check gets another share of the deadline
                 await check(max(1.0, min(self.try_ms, self._left_s() * 1000)))

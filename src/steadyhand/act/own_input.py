@@ -42,7 +42,8 @@ from steadyhand.engine.tab_cdp import tab_cdp
 from steadyhand.snapshot.page_model import MODEL, MODEL_OF_E
 
 if TYPE_CHECKING:
-    from steadyhand.act.loop import Act, Aim
+    from steadyhand.act.aim import Aim
+    from steadyhand.act.loop import Act
 
 GUARD = "Symbol.for('steadyhand.input-guard')"
 SCROLL_SETTLE_MS = 300

@@ -17,6 +17,8 @@ from steadyhand.commands import (  # noqa: F401  (imported to register their com
     extension,
     extract,
     files,
+    flow_run,
+    flows,
     handover,
     har,
     lifecycle,

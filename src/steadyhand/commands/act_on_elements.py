@@ -15,8 +15,9 @@ from typing import Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from pydantic import Field
 
+from steadyhand.act.aim import Aim
 from steadyhand.act.checks import not_actionable
-from steadyhand.act.loop import Act, Aim
+from steadyhand.act.loop import Act
 from steadyhand.act.own_input import (
     Aimed,
     insert_text,

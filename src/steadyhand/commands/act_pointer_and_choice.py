@@ -15,7 +15,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect
 from pydantic import Field
 
-from steadyhand.act.loop import Act, Aim
+from steadyhand.act.aim import Aim
+from steadyhand.act.loop import Act
 from steadyhand.act.results import ActionResult
 from steadyhand.act.retry import Retryable
 from steadyhand.act.verify import (

@@ -135,7 +135,7 @@ async def _run_step(call: Call, spec: Command, raw: dict[str, Any], bounded: boo
     assert call.execute is not None  # execute/run.py gives every call its runner
     try:
         if bounded:
-            raw = _within_batch(call, spec, raw)
+            raw = within_deadline(call, spec, raw)
         data = await call.execute(spec.name, raw)
     except SteadyhandError as exc:
         error = StepError.model_validate(exc.to_dict())
@@ -143,15 +143,17 @@ async def _run_step(call: Call, spec: Command, raw: dict[str, Any], bounded: boo
     return StepOutcome(command=spec.name, ok=True, result=data)
 
 
-def _within_batch(call: Call, spec: Command, raw: dict[str, Any]) -> dict[str, Any]:
-    """The step's params with its deadline cut to what is left of the batch's --timeout;
-    `timeout` when nothing is left to start it with."""
+def within_deadline(
+    call: Call, spec: Command, raw: dict[str, Any], runner: str = "batch"
+) -> dict[str, Any]:
+    """The step's params with its deadline cut to what is left of the `runner`'s --timeout
+    (a batch's, a flow run's); `timeout` when nothing is left to start it with."""
     left_ms = int((call.deadline - time.monotonic()) * 1000)
     if left_ms < MIN_STEP_MS:
         raise SteadyhandError(
             ErrorCode.TIMEOUT,
-            f"the batch's --timeout ran out before this step ({spec.name}) started",
-            "raise the batch's --timeout, or leave it out: each step then keeps its own",
+            f"the {runner}'s --timeout ran out before this step ({spec.name}) started",
+            f"raise the {runner}'s --timeout, or leave it out: each step then keeps its own",
             {"batch_deadline": True},
         )
     try:

@@ -169,6 +169,7 @@ def action_event(row: dict[str, Any]) -> Event:
         "duration_ms": row["duration_ms"],
         "retries": row["retries"],
         "artifacts": list(row["artifacts"]),
+        "part_of": result.get("part_of"),
     }
 
 

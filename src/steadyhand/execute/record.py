@@ -8,6 +8,7 @@ leaves the daemon, already masked.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -18,7 +19,7 @@ from steadyhand.observe.log import action_logged
 from steadyhand.redact import SecretName, redact
 from steadyhand.runtime import Runtime
 from steadyhand.store.base import ArtifactFile
-from steadyhand.vault import NAME, mask_data, mask_text
+from steadyhand.vault import NAME, REFERENCE, mask_data, mask_text
 
 
 async def record(
@@ -32,6 +33,7 @@ async def record(
     request_id: str,
     error: SteadyhandError | None = None,
     result: Any = None,
+    part_of: str | None = None,
 ) -> None:
     """The action's row in the store (with the files it wrote), its count in the metrics,
     and its log line. A command that touches no page has one only when policy refused it
@@ -42,10 +44,17 @@ async def record(
     named = params.get("secret")
     if "secret" in command.params.model_fields and isinstance(named, str) and NAME.fullmatch(named):
         params["secret"] = SecretName(named)  # a secret's name, kept: not its value
-    params = redact(params, call.redactions if call else whole(command))
+    paths = call.redactions if call else whole(command)
+    params = redact(params, [p for p in paths if not _only_references(params, p)])
     full = error.to_dict() if error is not None else result if isinstance(result, dict) else None
     if error is None and full is not None and command.sensitive_result:
         full = redact(full, [(name,) for name in command.sensitive_result])
+    if full is not None and call is not None and call.outcome.targets:
+        # What the refs named, for `flow save` (kept in the log, not sent in the reply).
+        full = {**full, "targets": mask_data(call.outcome.targets)}
+    part_of = mask_text(part_of) if part_of else None
+    if full is not None and part_of:
+        full = {**full, "part_of": part_of}
     duration_ms = round((time.monotonic() - started) * 1000, 3)
     retries = call.outcome.retries if call else 0
     files = [*call.files, *_downloads(call.outcome.downloads)] if call else []
@@ -65,7 +74,9 @@ async def record(
         runtime.store.log_action, **row, result=full, request_id=request_id, files=files
     )
     runtime.metrics.action(command.name, str(error.code) if error else "ok", duration_ms, retries)
-    runtime.live.feed.publish("action", id=action_id, hint=error.hint if error else None, **row)
+    runtime.live.feed.publish(
+        "action", id=action_id, hint=error.hint if error else None, part_of=part_of, **row
+    )
     fields = {
         "session_id": session,
         "tab": call.tab_id if call else None,
@@ -107,6 +118,19 @@ async def refusal(
         request_id=request_id,
         error=refused,
     )
+
+
+def _only_references(params: dict[str, Any], path: tuple[str, ...]) -> bool:
+    """Whether the value at `path` is nothing but `{{secret:NAME}}` references: names, not
+    values, kept so that the log (and a flow saved from it) still says which secret went
+    where."""
+    value: Any = params
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return isinstance(value, str) and bool(value) and ONLY_REFERENCES.fullmatch(value) is not None
+
+
+ONLY_REFERENCES = re.compile(rf"(?:{REFERENCE.pattern})+")
 
 
 def whole(command: Command) -> set[tuple[str, ...]]:

@@ -62,6 +62,7 @@ async def execute(
     cli_cwd: str | None = None,
     *,
     notice: Notice | None = None,
+    part_of: str | None = None,
 ) -> Any:
     """The command's result as JSON-ready data, or a SteadyhandError.
 
@@ -100,7 +101,9 @@ async def execute(
             request_id=request_id,
             progress=progress,
             cli_cwd=cli_cwd,
-            execute=lambda name, step: execute(runtime, name, step, cli_cwd=cli_cwd, notice=notice),
+            execute=lambda name, step, part_of=None: execute(
+                runtime, name, step, cli_cwd=cli_cwd, notice=notice, part_of=part_of
+            ),
             notice=notice,
         )
         await _before_run(call, command, params, raw, timeout_ms)
@@ -141,6 +144,7 @@ async def execute(
         request_id=request_id,
         error=error,
         result=data,
+        part_of=part_of,
     )
     if isinstance(data, dict) and isinstance(data.get("timing"), dict):  # an act's stages
         spent = round((time.monotonic() - recorded) * 1000, 1)

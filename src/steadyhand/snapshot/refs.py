@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.lookup import is_ref
@@ -141,6 +142,13 @@ class RefEntry:
     def label(self) -> str:
         name = self.identity.name
         return f'{self.identity.role} "{name}"' if name else self.identity.role
+
+    def described(self) -> dict[str, Any]:
+        """Its identity as data (what the action log keeps of an act's target)."""
+        found = self.identity
+        shown: dict[str, Any] = {"role": found.role, "name": found.name}
+        shown |= {"context": list(found.context), "nth": found.nth, "group": found.group}
+        return shown | ({"url": self.url} if self.url else {})
 
 
 def row_label(row: Node) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from steadyhand.errors import SteadyhandError
+from steadyhand.store.flows import FlowRows
 from steadyhand.store.schema import Dialect
 from steadyhand.store.sealing import PREFIX, is_sealed, locked, seal, sealed_key, unseal
 from steadyhand.store.state_keys import StateKeys, key_id
@@ -148,7 +149,7 @@ class Lease:
     previous: str | None = None  # the other owner whose expired lease the asker took over
 
 
-class Store:
+class Store(FlowRows):
     """The store over a backend's connections (see store.open_store for one by URL)."""
 
     def __init__(self, db: Database, keys: StateKeys | None = None) -> None:
@@ -420,12 +421,13 @@ class Store:
                 db.executemany("DELETE FROM artifacts WHERE id = ?", [(i,) for i in ids])
 
     def actions(
-        self, session: str | None = None, limit: int = 1000, after: int = 0
+        self, session: str | None = None, limit: int = 1000, after: int = 0, upto: int = 2**62
     ) -> list[ActionRow]:
-        """The action log, oldest first, optionally for one session or after an id."""
+        """The action log, oldest first (the newest `limit` rows), optionally for one
+        session or between ids (after `after`, up to `upto`)."""
         if session is None:
-            return self._rows("WHERE id > ?", (after,), limit)
-        return self._rows("WHERE id > ? AND session = ?", (after, session), limit)
+            return self._rows("WHERE id > ? AND id <= ?", (after, upto), limit)
+        return self._rows("WHERE id > ? AND id <= ? AND session = ?", (after, upto, session), limit)
 
     def life_start(self, session: str) -> int:
         """The id of the session name's last successful `close` that something followed

@@ -73,9 +73,11 @@ class Index:
     name: str
     table: str
     columns: tuple[str, ...]
+    unique: bool = False
 
     def ddl(self, dialect: Dialect) -> str:
-        return f"CREATE INDEX {self.name} ON {self.table} ({', '.join(self.columns)})"
+        kind = "UNIQUE INDEX" if self.unique else "INDEX"
+        return f"CREATE {kind} {self.name} ON {self.table} ({', '.join(self.columns)})"
 
 
 Operation = Table | AddColumn | Index
@@ -194,6 +196,20 @@ STEPS: list[tuple[Operation, ...]] = [
                 real("expires_at", not_null=True),
             ),
         ),
+    ),
+    # Flows: steps an agent did once, replayed without it; every save is a new version.
+    (
+        Table(
+            "flows",
+            (
+                ID,
+                text("name", not_null=True),
+                integer("version", not_null=True),
+                real("ts", not_null=True),
+                text("body_json", not_null=True),
+            ),
+        ),
+        Index("flows_name_version", "flows", ("name", "version"), unique=True),
     ),
 ]
 

@@ -31,4 +31,7 @@ def error_lines(exc: SteadyhandError) -> str:
     if exc.hint:
         lines.append(f"hint: {exc.hint}")
     lines.extend(notes_of({k: v for k, v in (exc.data or {}).items() if k in SESSION_NOTES}))
+    saw = (exc.data or {}).get("saw")
+    if isinstance(saw, str) and saw:  # a flow's divergence: the page to go on from
+        lines += ["the page now:", saw]
     return "".join(line + "\n" for line in lines)

@@ -197,6 +197,7 @@ def _add_param(parser: argparse.ArgumentParser, param: Spec) -> None:
         return
     if kind in ("list", "map"):
         kwargs["nargs"] = "+"
+        kwargs["action"] = "extend"  # --param a=1 --param b=2: both
     parser.add_argument(*flags, dest=name, metavar=name.upper(), **kwargs)
 
 

@@ -263,6 +263,7 @@ function actionItem(row) {
     " ", el("span", {class: "outcome"}, row.ok ? "ok" : row.error_code),
     " ", el("span", {class: "ms"}, Math.round(row.duration_ms) + " ms"),
     row.retries ? " · " + row.retries + " retries" : null);
+  if (row.part_of) item.append(el("p", {class: "part-of"}, row.part_of));
   const params = Object.keys(row.params || {}).length ? JSON.stringify(row.params) : "";
   if (params) item.append(el("code", {class: "params"}, params));
   if (!row.ok && row.error_message) item.append(el("p", {class: "error"}, row.error_message));
