@@ -280,3 +280,35 @@ def test_a_removed_button_stops_the_run_and_the_flow_is_updated_from_there(
     assert again.rc == 0, again.out
     assert again.json["result"]["version"] == 2
     assert [e["kind"] for e in events_since(shop, mark)] == ["signin", "add", "save_for_later"]
+
+
+def test_a_flow_on_a_page_nobody_here_wrote_follows_the_item_its_value_named(
+    daemon: Daemon, site: str
+) -> None:
+    """TodoMVC (vanilla JS, as vendored from npm): add two todos, complete the first, show
+    the active ones. The item completed is found by the text typed, so other values
+    complete the other first item."""
+    s, app = "flow-todo", f"{site}/real/todomvc-0.1.1/examples/vanillajs/index.html"
+    cli(daemon, s, "open", app)
+    new = find_ref(page_refs(daemon, s), "textbox", "What needs to be done?")
+    cli(daemon, s, "type", new, "Buy milk", "--submit")
+    cli(daemon, s, "type", new, "Walk the dog", "--submit")
+    seen = page_refs(daemon, s)
+    first = next(line for line in seen.splitlines() if 'listitem "Buy milk"' in line)
+    cli(daemon, s, "check", first.split("[ref=")[1].rstrip("]"))
+    cli(daemon, s, "click", find_ref(seen, "link", "Active"))
+    save = ("flow", "save", "todo", "--param", "first=Buy milk", "--param", "second=Walk the dog")
+    saved = cli(daemon, s, "--json", *save).json["result"]
+    assert saved["steps"] == 5
+    shown = json.loads(daemon.cli("flow", "show", "todo").out)
+    assert shown["steps"][3]["targets"]["ref"]["context"] == ["listitem {{first}}"]
+    cli(daemon, s, "close")
+    r = "flow-todo-2"
+    done = daemon.cli("--session", r, "--json", "flow", "run", "todo", "--param", "first=Tea")
+    assert done.rc == 0, done.out
+    active = page_refs(daemon, r)
+    assert 'listitem "Walk the dog"' in active and "Tea" not in active
+    stored = "() => Object.values(localStorage).flatMap(v => JSON.parse(v).todos || [])"
+    todos = daemon.call("evaluate", session=r, expression=stored)["value"]
+    assert [(t["title"], t["completed"]) for t in todos] == [("Tea", True), ("Walk the dog", False)]
+    cli(daemon, r, "close")

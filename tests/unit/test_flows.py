@@ -12,7 +12,7 @@ from steadyhand.commands.flow_build import build
 from steadyhand.commands.flow_export import playwright_script, python_script
 from steadyhand.errors import ErrorCode, SteadyhandError
 from steadyhand.flows.match import find
-from steadyhand.flows.model import Flow, FlowTarget, fill_in, flow_file, used_params
+from steadyhand.flows.model import Flow, FlowTarget, fill_in, fill_target, flow_file, used_params
 from steadyhand.snapshot.capture import Capture
 from steadyhand.snapshot.tree import parse
 from steadyhand.store.base import ActionRow
@@ -315,3 +315,21 @@ def test_exported_scripts_are_python_that_does_each_step() -> None:
     )
     assert "page.goto('http://shop/login')" in plain
     assert "expect(page).to_have_url(re.compile(re.escape('http://shop/search')))" in plain
+
+
+def test_an_item_named_by_a_value_typed_is_that_value_s_item() -> None:
+    rows = [
+        row(1, "type", {"ref": "e1", "text": "Buy milk"}, aimed("e1", "textbox", "New todo")),
+        row(2, "check", {"ref": "e2"}, aimed("e2", "checkbox", "Done", "listitem Buy milk")),
+        row(3, "click", {"ref": "e3"}, aimed("e3", "link", "Buy milk", "list Todos")),
+        row(4, "check", {"ref": "e4"}, aimed("e4", "checkbox", "Done", "listitem Buy milk now")),
+        row(5, "wait", {"text": "Buy milk"}, {"part_of": "flow x v1 · step 1/2"}),
+    ]
+    built = build("todo", rows)
+    steps = built.flow.steps
+    assert steps[1].targets["ref"].context == ["listitem {{new_todo}}"]
+    assert steps[2].targets["ref"].name == "{{new_todo}}"
+    assert steps[3].targets["ref"].context == ["listitem Buy milk now"]  # only a whole label
+    assert len(steps) == 4 and built.left_out["a flow's check"] == 1
+    filled = fill_target(steps[1].targets["ref"], {"new_todo": "Tea"})
+    assert filled.context == ["listitem Tea"] and steps[1].targets["ref"].context[0].endswith("}}")

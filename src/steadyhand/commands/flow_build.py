@@ -83,6 +83,8 @@ def build(
             built.left_out["failed"] += 1
         elif row.command not in REPLAYABLE:
             built.left_out[row.command] += 1
+        elif row.command == "wait" and (row.result or {}).get("part_of"):
+            built.left_out["a flow's check"] += 1  # what a replayed step expected
         elif _unaimed(row):
             built.left_out[row.command] += 1
             built.notes.append(
@@ -274,12 +276,23 @@ def _parametrize_texts(flow: Flow) -> None:
     if not values:
         return
     values.sort(key=lambda item: -len(item[1]))
+    whole = {value: "{{" + name + "}}" for name, value in reversed(values)}
     for step in flow.steps:
+        for target in step.targets.values():  # an item named by what was typed: that item
+            target.context = [_swap_label(label, whole) for label in target.context]
+            if target.name in whole:
+                target.name = whole[target.name]
         for kind, text in list(step.expect.items()):
             swapped = _swap_url(text, values) if kind == "url" else _swap(text, values)
             step.expect[kind] = swapped
         if step.command in NAVIGATIONS and isinstance(step.params.get("url"), str):
             step.params["url"] = _swap_url(step.params["url"], values)
+
+
+def _swap_label(label: str, whole: dict[str, str]) -> str:
+    """A container's label (`listitem Buy milk`) whose text is a value typed, whole."""
+    role, space, text = label.partition(" ")
+    return f"{role} {whole[text]}" if space and text in whole else label
 
 
 def _swap(text: str, values: list[tuple[str, str]]) -> str:

@@ -97,8 +97,8 @@ def _client_step(step: FlowStep) -> list[str]:
             out.append(f"{var} = {_literal(want.locator)}")
         else:
             out.append(
-                f"{var} = target(browser, {_literal(want.role)}, {_literal(want.name or '')}, "
-                f"{_literal(want.context)}, {want.nth}, {want.group})"
+                f"{var} = target(browser, {_literal(want.role)}, {_value(want.name or '')}, "
+                f"{_value(want.context)}, {want.nth}, {want.group})"
             )
     args = [f"{k}={_ref_or_value(v, step)}" for k, v in params.items()]
     for kind, given in (("url", "expect_url"), ("text", "expect_text")):
@@ -163,10 +163,10 @@ def _locator(want: FlowTarget) -> str:
     for label in want.context:
         role, _, text = label.partition(" ")
         if role in _ROW_LIKE:
-            chain += f".get_by_role({_literal(role)}).filter(has_text={_literal(text)})"
+            chain += f".get_by_role({_literal(role)}).filter(has_text={_value(text)})"
         elif role != "iframe" and text:
-            chain += f".get_by_role({_literal(role)}, name={_literal(text)}, exact=True)"
-    name = f", name={_literal(want.name)}, exact=True" if want.name else ""
+            chain += f".get_by_role({_literal(role)}, name={_value(text)}, exact=True)"
+    name = f", name={_value(want.name)}, exact=True" if want.name else ""
     chain += f".get_by_role({_literal(want.role)}{name})"
     return chain + (f".nth({want.nth})" if want.group > 1 else "")
 

@@ -32,6 +32,7 @@ from steadyhand.flows.model import (
     FlowStep,
     FlowTarget,
     fill_in,
+    fill_target,
     used_params,
 )
 from steadyhand.snapshot.state import state_of
@@ -39,7 +40,7 @@ from steadyhand.snapshot.take import take
 
 FIND_MS = 10_000  # how long a step waits for its element to show (the page may still load)
 POLL_S = 0.15
-ADAPT_GRACE_S = 0.5  # a match that needed adapting waits this long for the recorded one
+ADAPT_GRACE_S = 0.5  # at most, a match that needed adapting waits for the recorded one
 READ_MS = 10_000  # to read the page once
 # A step's failures that say the page is not as recorded: the run diverged there. Others
 # (no session slot, a timeout, a crash, a policy or a person's no) are the step's own.
@@ -148,7 +149,7 @@ def _values(flow: Flow, given: dict[str, str]) -> dict[str, str]:
         )
     values = {k: p.default for k, p in flow.params.items() if p.default is not None}
     values.update(given)
-    needed = set().union(*(used_params(s.params) | used_params(s.expect) for s in flow.steps))
+    needed = set().union(*(_used(step) for step in flow.steps))
     missing = sorted(needed - set(values))
     if missing:
         about = "; ".join(f"{m}: {flow.params[m].about}" for m in missing if m in flow.params)
@@ -159,6 +160,11 @@ def _values(flow: Flow, given: dict[str, str]) -> dict[str, str]:
             "or use {{secret:NAME}} in the flow",
         )
     return values
+
+
+def _used(step: FlowStep) -> set[str]:
+    aimed = [(t.name or "", t.context) for t in step.targets.values()]
+    return used_params(step.params) | used_params(step.expect) | used_params(aimed)
 
 
 def _checked(n: int, step: FlowStep, values: dict[str, str]) -> Command:
@@ -290,16 +296,22 @@ class Run:
             wait_s = min(wait_s, max(0.0, call.remaining_ms() / 1000 - 1.0))
         began = time.monotonic()
         until = began + wait_s
+        seen: tuple[str | None, str] | None = None  # an adapted match at the last read
         while True:
             tab = await call.tab(None)
             taken = await take(tab, min(READ_MS, max(1000.0, call.remaining_ms())))
-            found = find(taken, want, self.flow.tolerance)
+            found = find(taken, fill_target(want, self.values), self.flow.tolerance)
             now = time.monotonic()
-            settled = not found.adapted or now - began >= min(ADAPT_GRACE_S, wait_s)
-            if found.node is not None and settled:
-                if found.node.ref is None:
-                    state_of(tab).refs.issue(taken, [found.node])
-                return found
+            if found.node is not None:
+                # Adapted: taken once a second read agrees (the page is not still coming
+                # with the element as recorded), or the grace is over.
+                again = (found.node.key, found.adapted)
+                late = now - began >= min(ADAPT_GRACE_S, wait_s)
+                if not found.adapted or seen == again or late:
+                    if found.node.ref is None:
+                        state_of(tab).refs.issue(taken, [found.node])
+                    return found
+                seen = again
             if now >= until:
                 return found
             await asyncio.sleep(POLL_S)

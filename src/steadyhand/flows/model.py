@@ -148,6 +148,14 @@ def fill_in(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
+def fill_target(target: FlowTarget, values: dict[str, str]) -> FlowTarget:
+    """The target with its parameters filled in (an item named after a value typed)."""
+    if not (used_params(target.name or "") or used_params(target.context)):
+        return target
+    name = fill_in(target.name, values) if target.name else target.name
+    return target.model_copy(update={"name": name, "context": fill_in(target.context, values)})
+
+
 def used_params(value: Any) -> set[str]:
     """The `{{name}}` parameters a value uses."""
     if isinstance(value, str):
