@@ -22,6 +22,7 @@ Use:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import re
@@ -723,7 +724,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in response.headers:
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(response.body)
+        # The browser may have gone on (a navigation cancelled this load): nothing to say.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(response.body)
 
     def sid(self) -> str | None:
         cookies: SimpleCookie = SimpleCookie()
