@@ -210,6 +210,14 @@ def test_a_flow_file_edited_by_hand_is_checked_before_it_runs(
     assert saved["version"] == 1 and saved["needs"] == ["pw"]
     refused = run_flow_named(daemon, "shop-edited")
     assert refused.rc == 2 and "--param pw=..." in refused.json["error"]["message"]
+    shown["steps"][2]["params"]["text"] = "{{secret:NOT_DEFINED}}"
+    edited.write_text(json.dumps(shown))
+    daemon.cli("flow", "save", "shop-secret", "--file", str(edited))
+    unknown = run_flow_named(daemon, "shop-secret")
+    assert unknown.rc == 3 and "nothing ran" in unknown.json["error"]["message"]
+    assert "NOT_DEFINED" in unknown.json["error"]["message"]
+    assert "flow-named" not in daemon.statuses()  # not even the session was opened
+    daemon.cli("flow", "rm", "shop-secret")
     listed = daemon.cli("--json", "flow", "list").json["result"]["flows"]
     assert {f["name"] for f in listed} >= {"shop", "shop-edited"}
     assert daemon.cli("--json", "flow", "rm", "shop-edited").json["result"]["removed"] == 1

@@ -56,6 +56,20 @@ def test_a_page_error_is_bounded_an_input_error_is_not() -> None:
     )
 
 
+def test_a_divergence_shows_the_page_as_a_page_between_the_markers() -> None:
+    b = marker_id("s")
+    saw = '- button "Save for later" [ref=e14]\n- button "Cancel order" [ref=e15]'
+    stop = SteadyhandError(
+        ErrorCode.FLOW_DIVERGED, "stopped at step 14", "act from there", {"step": 14, "saw": saw}
+    )
+    code, *said, hint = error_text(stop, b).splitlines()
+    assert (code, hint) == ("error [flow_diverged]", "hint: act from there")
+    assert inside("\n".join(said)) == (
+        'stopped at step 14\ndata: {"step":14}\nthe page now:\n' + saw
+    )
+    assert error_text(stop).endswith('data: {"step":14}\nthe page now:\n' + saw)
+
+
 def test_a_batch_with_a_failed_step_is_bounded() -> None:
     """A failed step's message may quote the page (the candidates of an ambiguous click)."""
     b = marker_id("s")

@@ -13,6 +13,7 @@ snapshot), so that an agent or a person can go on from there and save the flow a
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ from steadyhand.flows.model import (
 )
 from steadyhand.snapshot.state import state_of
 from steadyhand.snapshot.take import take
+from steadyhand.vault import REFERENCE
 
 FIND_MS = 10_000  # how long a step waits for its element to show (the page may still load)
 POLL_S = 0.15
@@ -119,6 +121,7 @@ async def flow_run(call: Call, params: FlowRunParams) -> FlowRunResult:
             f"--from-step 1 to {len(flow.steps)}",
         )
     planned = [(n, step, _checked(n, step, values)) for n, step in enumerate(flow.steps, 1)]
+    await _secrets_known(call, flow)
     began = time.monotonic()
     run = Run(call, params, flow, values)
     done = run.done
@@ -160,6 +163,22 @@ def _values(flow: Flow, given: dict[str, str]) -> dict[str, str]:
             "or use {{secret:NAME}} in the flow",
         )
     return values
+
+
+async def _secrets_known(call: Call, flow: Flow) -> None:
+    """Every secret the flow types is defined: else nothing runs (`not_found` naming it)."""
+    named = set(REFERENCE.findall(json.dumps([s.params for s in flow.steps])))
+    named |= {s.params["secret"] for s in flow.steps if isinstance(s.params.get("secret"), str)}
+    for name in sorted(named):
+        try:
+            await asyncio.to_thread(call.runtime.secrets.lookup, name)
+        except SteadyhandError as exc:
+            raise SteadyhandError(
+                exc.code,
+                f"nothing ran: flow {flow.name!r} types the secret {name!r}, not defined here",
+                exc.hint,
+                exc.data,
+            ) from None
 
 
 def _used(step: FlowStep) -> set[str]:

@@ -54,13 +54,17 @@ def error_text(error: SteadyhandError, boundary: str | None = None) -> str:
     its message and data (which may quote the page: a dialog's text, the candidates' names)
     between its markers, under `error [code]`; the hint stays out.
     """
-    data = "data: " + json.dumps(error.data, separators=(",", ":"), default=str)
+    shown = dict(error.data)
+    # A page's snapshot in the data (a flow's divergence: `saw`) reads as the page, below.
+    saw = shown.pop("saw") if isinstance(shown.get("saw"), str) else None
+    data = ["data: " + json.dumps(shown, separators=(",", ":"), default=str)] if shown else []
+    data += ["the page now:", saw] if saw else []
     if boundary is not None and error.code.exit_code in OWN_ERRORS:
         return escape(error_text(error))
     if boundary is None:
         lines = [f"error [{error.code}]: {error.message}"]
         lines += [f"hint: {error.hint}"] if error.hint else []
-        return "\n".join(lines + ([data] if error.data else []))
-    said = bounded("\n".join([error.message, *([data] if error.data else [])]), boundary)
+        return "\n".join(lines + data)
+    said = bounded("\n".join([error.message, *data]), boundary)
     hint = [escape(f"hint: {error.hint}")] if error.hint else []
     return "\n".join([f"error [{error.code}]", said, *hint])
