@@ -6,6 +6,7 @@ that run on their own."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -19,6 +20,7 @@ import pytest
 
 from steadyhand.snapshot.lookup import find_ref
 from tests.conftest import CliRun, Daemon, make_settings, running_daemon
+from tests.integration.test_mcp import stdio_mcp, text_of
 from tests.shop_site import PASSWORD, ShopSite
 
 pytestmark = pytest.mark.integration
@@ -320,3 +322,35 @@ def test_a_flow_on_a_page_nobody_here_wrote_follows_the_item_its_value_named(
     todos = daemon.call("evaluate", session=r, expression=stored)["value"]
     assert [(t["title"], t["completed"]) for t in todos] == [("Tea", True), ("Walk the dog", False)]
     cli(daemon, r, "close")
+
+
+def test_flow_run_is_an_mcp_tool_of_the_flows_group(
+    daemon: Daemon, shop: ShopSite, recorded: dict[str, Any]
+) -> None:
+    """A strict real client (the MCP SDK over stdio): the run, and a divergence's page."""
+
+    async def scenario() -> tuple[set[str], set[str], Any, Any]:
+        async with stdio_mcp(daemon.env) as core, stdio_mcp(daemon.env, "--caps", "flows") as mcp:
+            offered = {t.name for t in (await core.list_tools()).tools}
+            tools = {t.name for t in (await mcp.list_tools()).tools}
+            shop.variant = "plain"
+            run = {"name": FLOW, "version": 1}  # (a later test saves a version 2)
+            ran = await mcp.call_tool("flow_run", run | {"param": {"query": "desk"}})
+            shop.variant = "removed"
+            stopped = await mcp.call_tool("flow_run", run | {"wait_ms": 300})
+            await mcp.call_tool("close", {})
+            return offered, tools, ran, stopped
+
+    mark = len(shop.events)
+    offered, tools, ran, stopped = asyncio.run(scenario())
+    shop.variant = "plain"
+    assert "flow_run" not in offered  # core alone: the flows group costs only when asked
+    assert {"flow_run", "flow_save", "flow_show", "flow_list", "flow_export"} <= tools
+    assert "flow_rm" not in tools  # a person's
+    assert not ran.is_error, text_of(ran)
+    assert ran.structured_content["adapted"] == 0
+    assert [e["items"] for e in events_since(shop, mark) if e["kind"] == "order"] == ["Desk lamp"]
+    assert stopped.is_error
+    said = text_of(stopped)
+    assert said.startswith("error [flow_diverged]") and "the page now:" in said
+    assert '- button "Save for later"' in said  # the page as lines, not an escaped string
