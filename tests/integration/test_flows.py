@@ -120,6 +120,16 @@ def test_the_task_is_saved_as_a_flow_of_named_elements(
     assert "row Desk lamp" in add["targets"]["ref"]["context"]
     assert steps[5]["expect"]["text"] == 'Results for "{{query}}"'
     assert PASSWORD not in json.dumps(shown)
+    # A stretch of the session: its first three actions (open, snapshot, type).
+    first = recorded["actions"][0]
+    part = ("flow", "save", "part", "--from", str(first), "--to", str(first + 2))
+    stretch = daemon.cli("--session", "flow-record", "--json", *part).json["result"]
+    assert (stretch["steps"], stretch["left_out"], stretch["params"]) == (
+        2,
+        {"snapshot": 1},
+        {"username": "ada"},
+    )
+    assert daemon.cli("flow", "rm", "part").rc == 0
 
 
 def test_replay_unchanged(daemon: Daemon, shop: ShopSite, recorded: dict[str, Any]) -> None:
