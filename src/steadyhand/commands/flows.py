@@ -84,6 +84,13 @@ async def flow_save(call: Call, params: FlowSaveParams) -> FlowSaved:
     name = flow_name(params.name)
     store = call.runtime.store
     if params.file is not None:
+        if params.update or params.from_id or params.to_id or params.param:
+            raise SteadyhandError(
+                ErrorCode.BAD_REQUEST,
+                "--file saves the file as it is: --update, --from, --to and --param are for "
+                "saving from the action log",
+                "give --file alone (edit parameters in the file), or leave it out",
+            )
         flow, notes, left = _from_file(params.file, name), [], {}
     else:
         rows = await asyncio.to_thread(_rows, call, params)
