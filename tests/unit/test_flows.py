@@ -333,3 +333,11 @@ def test_an_item_named_by_a_value_typed_is_that_value_s_item() -> None:
     assert len(steps) == 4 and built.left_out["a flow's check"] == 1
     filled = fill_target(steps[1].targets["ref"], {"new_todo": "Tea"})
     assert filled.context == ["listitem Tea"] and steps[1].targets["ref"].context[0].endswith("}}")
+
+
+def test_a_name_edited_to_hold_a_star_matches_any_count() -> None:
+    cart = page('- link "Cart (3)" [ref=e1]\n- link "Cartography" [ref=e2]')
+    found = find(cart, want("link", "Cart (*)"), 0.8)
+    assert found.node is not None and found.node.key == "e1" and found.adapted == ""
+    assert find(cart, want("link", "Cart (1)"), 0.8).problem == "missing"  # as recorded
+    assert find(cart, want("link", "Basket (*)"), 0.8).problem == "missing"

@@ -7,6 +7,7 @@ environment (`SECRET_NAME`) in the Playwright script, from the daemon's vault in
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from steadyhand.flows.model import PARAM, Flow, FlowStep, FlowTarget
@@ -54,6 +55,7 @@ def python_script(flow: Flow) -> str:
     head, defaults = _header(flow, "steadyhand's Python client")
     lines = [
         *head,
+        "import re",
         "import sys",
         "",
         "from steadyhand import SyncClient",
@@ -64,9 +66,12 @@ def python_script(flow: Flow) -> str:
         "",
         "",
         "def target(browser, role, name, context, nth, group):",
-        '    """The ref of the element with this role and name among its containers."""',
-        "    found = browser.find(role=role, name=name, exact=True, limit=100, session=SESSION)",
-        "    same = [m for m in found.matches if m.role == role and m.name == name]",
+        '    """The ref of the element with this role and name among its containers (a `*`',
+        '    in the name stands for any text)."""',
+        '    fits = re.compile(".*".join(map(re.escape, name.split("*"))), re.S).fullmatch',
+        '    named = {"name": name, "exact": True} if "*" not in name else {}',
+        "    found = browser.find(role=role, limit=500, session=SESSION, **named)",
+        "    same = [m for m in found.matches if m.role == role and fits(m.name)]",
         "    for label in context:",
         '        bare = label.split(" ", 1)[-1]',
         "        near = [m for m in same if bare in m.context or bare in m.near]",
@@ -167,6 +172,9 @@ def _locator(want: FlowTarget) -> str:
         elif role != "iframe" and text:
             chain += f".get_by_role({_literal(role)}, name={_value(text)}, exact=True)"
     name = f", name={_value(want.name)}, exact=True" if want.name else ""
+    if want.name and "*" in want.name:  # edited to match any text there
+        pattern = ".*".join(map(re.escape, want.name.split("*")))
+        name = f", name=re.compile({_literal('^' + pattern + '$')})"
     chain += f".get_by_role({_literal(want.role)}{name})"
     return chain + (f".nth({want.nth})" if want.group > 1 else "")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from steadyhand.flows.model import FlowTarget
@@ -71,8 +72,8 @@ def _sibling(role: str, wanted: str | None) -> bool:
 
 
 def _by_rules(found: Found, want: FlowTarget, tolerance: float) -> Match:
-    name = want.name or ""
-    exact = [(n, i) for n, i in found if i.name == name]
+    fits = _name_pattern(want.name or "")
+    exact = [(n, i) for n, i in found if fits(i.name)]
     here = [(n, i) for n, i in exact if list(i.context) == want.context]
     if here:
         if len(here) == want.group and want.nth < len(here):
@@ -84,6 +85,15 @@ def _by_rules(found: Found, want: FlowTarget, tolerance: float) -> Match:
     if alike:
         return _by_surroundings(want, alike, "renamed")
     return _missing(want)
+
+
+def _name_pattern(name: str) -> Callable[[str], bool]:
+    """The test of a name: equal, or for a name edited to hold `*` (`Cart (*)`, a count
+    that changes), matching it with `*` standing for any text."""
+    if "*" not in name:
+        return lambda seen: seen == name
+    pattern = re.compile(".*".join(map(re.escape, name.split("*"))), re.S)
+    return lambda seen: pattern.fullmatch(seen) is not None
 
 
 def _missing(want: FlowTarget, why: str = "") -> Match:
@@ -104,7 +114,7 @@ def _by_surroundings(want: FlowTarget, found: Found, how: str) -> Match:
         return _ambiguous(want, top, f"{len(top)} {how} candidates are equally likely")
     node, ident = top[0]
     notes = []
-    if ident.name != (want.name or ""):
+    if not _name_pattern(want.name or "")(ident.name):
         notes.append(f'renamed "{want.name}" -> "{ident.name}"')
     if list(ident.context) != want.context:
         was = " > ".join(want.context) or "the page"
@@ -172,7 +182,7 @@ def _alike(found: Found, want: FlowTarget, tolerance: float) -> Found:
     """Those whose name is alike: the same letters first, else the most similar above the
     tolerance; numbers must be the same, and neither the negation of the other."""
     name = want.name or ""
-    if not name:
+    if not name or "*" in name:  # a pattern is matched as written, never as alike
         return []
     digits = re.findall(r"\d+", name)
     fair = [
