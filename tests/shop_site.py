@@ -180,39 +180,12 @@ class Look:
 
 
 BANNER_HEAD = '<link rel="stylesheet" href="/vendor/vanilla-cookieconsent/cookieconsent.css">'
-BANNER_SCRIPT = """<script src="/vendor/vanilla-cookieconsent/cookieconsent.umd.js"></script>
-<script>
-  CookieConsent.run({
-    disablePageInteraction: true,
-    hideFromBots: false,
-    guiOptions: { consentModal: { layout: "box", position: "middle center" } },
-    categories: { necessary: { enabled: true, readOnly: true }, analytics: {} },
-    language: {
-      default: "en",
-      translations: {
-        en: {
-          consentModal: {
-            title: "We use cookies",
-            description: "Some are needed; the rest help us count visitors.",
-            acceptAllBtn: "Accept all",
-            acceptNecessaryBtn: "Reject all",
-            showPreferencesBtn: "Manage preferences",
-          },
-          preferencesModal: {
-            title: "Cookie preferences",
-            acceptAllBtn: "Accept all",
-            acceptNecessaryBtn: "Reject all",
-            savePreferencesBtn: "Save preferences",
-            sections: [
-              { title: "Necessary", description: "Always on.", linkedCategory: "necessary" },
-              { title: "Analytics", description: "Visitor counts.", linkedCategory: "analytics" },
-            ],
-          },
-        },
-      },
-    },
-  });
-</script>"""
+# The banner as tests/fixtures/site/consent.html runs it (its inline script, read from there).
+CONSENT_PAGE: Final = VENDOR_DIR.parent / "consent.html"
+BANNER_SCRIPT = (
+    '<script src="/vendor/vanilla-cookieconsent/cookieconsent.umd.js"></script>\n'
+    + re.findall(r"<script>\s*CookieConsent\.run.*?</script>", CONSENT_PAGE.read_text(), re.S)[0]
+)
 
 
 def e(text: str) -> str:
